@@ -1,0 +1,59 @@
+"""Card codes, point values and burn values.
+
+A card code is a rank (`A 2..9 10 J Q K`, `T` accepted for ten) followed by a suit
+(`S H D C`), case-insensitive on input; the canonical form is upper case with `10` for ten.
+"""
+
+from __future__ import annotations
+
+from controller.errors import CardCodeError
+
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+SUITS = ("S", "H", "D", "C")
+ALL_CODES = tuple(rank + suit for suit in SUITS for rank in RANKS)
+CARDS_PER_DECK = len(ALL_CODES)
+
+_RANK_ALIASES = {"T": "10", "1": None}  # "1" alone is never a rank; "10" is matched whole
+
+
+def parse_card(token: str) -> str:
+    """The canonical code of `token`, or CardCodeError naming the token."""
+    text = token.strip().upper()
+    rank, suit = text[:-1], text[-1:]
+    rank = _RANK_ALIASES.get(rank, rank)
+    if rank not in RANKS or suit not in SUITS:
+        raise CardCodeError(
+            f"{token!r} is not a card code (rank A 2-9 10/T J Q K, then suit S H D C)"
+        )
+    return rank + suit
+
+
+def is_card_code(token: str) -> bool:
+    try:
+        parse_card(token)
+    except CardCodeError:
+        return False
+    return True
+
+
+def rank_of(code: str) -> str:
+    return code[:-1]
+
+
+def point_value(code: str) -> int:
+    """Baccarat point value: A=1, 2-9 face value, 10/J/Q/K = 0."""
+    rank = rank_of(code)
+    if rank == "A":
+        return 1
+    if rank in ("10", "J", "Q", "K"):
+        return 0
+    return int(rank)
+
+
+def burn_value(code: str) -> int:
+    """Rule 7.5: for the burn, 10/J/Q/K count ten and an ace one."""
+    return point_value(code) or 10
+
+
+def hand_total(codes: list[str] | tuple[str, ...]) -> int:
+    return sum(point_value(code) for code in codes) % 10

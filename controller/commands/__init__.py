@@ -1,0 +1,1 @@
+"""Subcommands of `sabot`: one module each, discovered by `controller.cli`."""

@@ -1,0 +1,32 @@
+"""The controller's exception tree.
+
+Every error a user can cause derives from `SabotError` and also from the built-in it refines
+(gpiozero's style), so callers may catch either. The CLI turns them into one clear line and a
+non-zero exit; a user never sees a traceback.
+"""
+
+
+class SabotError(Exception):
+    """Base of everything the controller raises on purpose."""
+
+    exit_status = 1
+
+
+class InputError(SabotError, ValueError):
+    """A token, file or argument a user supplied is not acceptable."""
+
+    exit_status = 2
+
+
+class CardCodeError(InputError):
+    """A string is not a card code."""
+
+
+class ConfigError(SabotError, ValueError):
+    """A configuration key or value is wrong."""
+
+    exit_status = 2
+
+
+class JournalError(SabotError, RuntimeError):
+    """The journal cannot be opened, or is not what it claims to be."""

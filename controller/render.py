@@ -1,0 +1,77 @@
+"""Plain-text rendering of table events: the readable output of `deal` and `replay`."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+_RESULT_WORD = {"player": "PLAYER", "banker": "BANKER", "tie": "TIE HAND"}
+_BEAD = {"player": "P", "banker": "B", "tie": "T"}
+
+
+def describe(event: dict) -> str | None:
+    """One line for an event worth reading, None for the ones only machines want."""
+    kind = event.get("event")
+    if kind == "burn":
+        first, *rest = event["cards"]
+        return f"burn      {first} shown, {len(rest)} burned: {' '.join(rest) or '-'}"
+    if kind == "round":
+        return _round_line(event)
+    if kind == "last_coup":
+        return f"  ** Last coup: round {event['round']} is the last (rule {event['rule']})"
+    if kind == "shoe_end":
+        tail = event.get("reason") or event.get("next", "")
+        return (f"== end of shoe: {event['rounds']} rounds, {event['cards_left']} cards left"
+                f" - {tail}")
+    if kind == "new_shoe":
+        return f"\n== shoe {event['shoe']}: {event['decks']} decks, dealing style {event['style']}"
+    if kind == "irregularity":
+        return f"  !! rule {event['rule']}: {event['message']}"
+    if kind == "fault":
+        return f"  FAULT: {event['reason']} - table halted until a supervisor acknowledges"
+    if kind == "ack":
+        aside = " ".join(event["set_aside"]) or "no card"
+        return f"  ACK: supervisor acknowledged; set aside: {aside}"
+    if kind in ("notice", "shoe_exhausted", "input_end"):
+        return f"  note: {event.get('message') or event.get('reason') or kind}"
+    if kind == "cut_card":
+        return f"  cutting card (rule {event['rule']})"
+    return None
+
+
+def _round_line(event: dict) -> str:
+    player = " ".join(event["player"])
+    banker = " ".join(event["banker"])
+    result = _RESULT_WORD[event["result"]]
+    notes = []
+    if event["natural"]:
+        notes.append("natural")
+    if event["void"]:
+        notes.append("VOID HAND, no bets")
+    return (f"round {event['round']:>3}  P {player:<12} ({event['player_total']})"
+            f"   B {banker:<12} ({event['banker_total']})   {result:<8} {', '.join(notes)}"
+            ).rstrip()
+
+
+def summary(rounds: list[dict]) -> str:
+    """Totals and a bead plate (six rows, read down then across) of the scored rounds."""
+    scored = [r for r in rounds if not r["void"]]
+    counts = Counter(r["result"] for r in scored)
+    naturals = sum(1 for r in scored if r["natural"])
+    lines = [
+        f"{len(scored)} rounds: banker {counts['banker']}, player {counts['player']}, "
+        f"tie {counts['tie']}; {naturals} naturals; "
+        f"{len(rounds) - len(scored)} void hands",
+    ]
+    if scored:
+        lines.append("bead plate:")
+        lines.extend(bead_plate(scored))
+    return "\n".join(lines)
+
+
+def bead_plate(rounds: list[dict], rows: int = 6) -> list[str]:
+    beads = [_BEAD[r["result"]] for r in rounds]
+    columns = [beads[i:i + rows] for i in range(0, len(beads), rows)]
+    return [
+        "  " + " ".join(col[row] if row < len(col) else " " for col in columns)
+        for row in range(rows)
+    ]

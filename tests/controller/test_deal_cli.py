@@ -1,0 +1,97 @@
+"""The `sabot deal` contract (DESIGN.md): tokens in, events out, clear errors, exit codes."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from controller.cli import main
+
+SHOE = """# a short shoe
+AS 2C            # burn: ace shown, one burned
+NMB 2H 3D 4H 5D  # round 1
+9S DISCLOSED KH KD 7S   # excess card disclosed: void hand
+NMB CUT KH ^KD KS 8C    # cut card first of a round (9.8); face-up card used (12.4)
+"""
+
+
+def run_deal(capsys, monkeypatch, text, *args):
+    path = None
+    monkeypatch.setattr(sys, "stdin", __import__("io").StringIO(text))
+    status = main(["deal", "-", *args]) if path is None else None
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_json_event_lines(capsys, monkeypatch):
+    status, out, _ = run_deal(capsys, monkeypatch, SHOE, "--json")
+    events = [json.loads(line) for line in out.splitlines()]
+    kinds = [e["event"] for e in events]
+    assert status == 0
+    assert events[1] == {"event": "burn", "cards": ["AS", "2C"]}
+    for required in ("burn", "round", "last_coup", "shoe_end", "lamps", "irregularity"):
+        assert required in kinds
+    rounds = [e for e in events if e["event"] == "round"]
+    assert [r["void"] for r in rounds] == [False, True, False]
+    assert rounds[0] == {"event": "round", "round": 1, "player": ["2H", "4H"],
+                         "banker": ["3D", "5D"], "player_total": 6, "banker_total": 8,
+                         "natural": True, "result": "banker", "void": False}
+    assert {"event": "last_coup", "round": 3, "rule": "9.8"} in events
+    assert [e["rule"] for e in events if e["event"] == "irregularity"] == [
+        "12.1(b)", "12.1(b)", "12.4"]
+
+
+def test_readable_output_has_rounds_and_bead_plate(capsys, monkeypatch):
+    status, out, _ = run_deal(capsys, monkeypatch, SHOE)
+    assert status == 0
+    assert "round   1  P 2H 4H" in out
+    assert "VOID HAND" in out
+    assert "Last coup" in out
+    assert "bead plate:" in out
+
+
+@pytest.mark.parametrize("token, where", [("XZ", "line 1, column 7"), ("^QQ", "line 1, column 7"),
+                                          ("11H", "line 1, column 7")])
+def test_bad_token_names_token_and_position(capsys, monkeypatch, token, where):
+    status, out, err = run_deal(capsys, monkeypatch, f"AS 2C {token} 4H")
+    assert status == 2
+    assert token in err and where in err
+    assert "Traceback" not in err and out == ""
+
+
+def test_missing_file_is_a_clear_error(capsys, tmp_path):
+    status = main(["deal", str(tmp_path / "nope.txt")])
+    err = capsys.readouterr().err
+    assert status == 2 and "nope.txt: no such file" in err
+
+
+def test_input_ending_mid_round_ends_with_event_and_status_3(capsys, monkeypatch):
+    status, out, _ = run_deal(capsys, monkeypatch, "AS 2C 2H 3D 4H", "--json")
+    last = json.loads(out.splitlines()[-1])
+    assert status == 3
+    assert last["event"] == "input_end" and "middle of round 1" in last["reason"]
+
+
+def test_input_ending_halted_has_status_4(capsys, monkeypatch):
+    status, out, _ = run_deal(capsys, monkeypatch, "AS 2C JOKER", "--json")
+    assert status == 4
+    assert json.loads(out.splitlines()[-1])["event"] == "input_end"
+
+
+def test_decks_option_counts_copies(capsys, monkeypatch):
+    status, out, _ = run_deal(capsys, monkeypatch, "AS 2C 2H 2H", "--json", "--decks", "1")
+    assert status == 4
+    assert "2H seen 2 times in a 1-deck shoe" in out
+
+
+def test_shuffle_then_deal_whole_shoe_through_the_console_script():
+    shoe = subprocess.run([sys.executable, "-m", "controller.cli", "shuffle", "--seed", "7"],
+                          capture_output=True, text=True, check=True).stdout
+    dealt = subprocess.run([sys.executable, "-m", "controller.cli", "deal", "-", "--json"],
+                           input=shoe, capture_output=True, text=True)
+    assert dealt.returncode == 0, dealt.stderr
+    events = [json.loads(line) for line in dealt.stdout.splitlines()]
+    assert events[-1]["event"] in ("shoe_end", "lamps")
+    assert sum(e["event"] == "shoe_end" for e in events) == 1
+    assert not any(e["event"] in ("fault", "irregularity") for e in events)

@@ -1,0 +1,44 @@
+"""Lamps are a pure function of the state (DESIGN.md "Lamps")."""
+
+from controller import observations as obs
+from controller.lamps import LAMP_NAMES, lamps
+from controller.table import Table
+
+
+def lamps_after(tokens: str, require_nmb: bool = False) -> list[frozenset]:
+    table = Table(8, require_no_more_bets=require_nmb)
+    seen = []
+    for token in tokens.split():
+        table.apply(obs.NoMoreBets() if token == "NMB" else obs.Card(token))
+        seen.append(table.lamps())
+    return seen
+
+
+def test_no_decision_lamps_during_the_initial_deal():
+    assert lamps_after("AS 2C 2H 3D 4H")[2:] == [frozenset()] * 3
+
+
+def test_player_draw_then_banker_decision_then_result():
+    seen = lamps_after("AS 2C KH KD KS 3C 2H 4D")
+    assert seen[5] == {"player_draw"}  # player 0 draws; banker 3 waits for the third card
+    assert seen[6] == {"player_stand", "banker_draw"}  # third card 2: banker 3 draws
+    assert seen[7] == {"player_stand", "banker_stand", "banker_win"}
+
+
+def test_natural_lights_both_stands_and_the_winner_until_the_next_round():
+    seen = lamps_after("AS 2C NMB 9H KD KS 3C NMB 4H", require_nmb=True)
+    assert seen[6] == {"player_stand", "banker_stand", "player_win"}
+    assert seen[7] == frozenset()  # "No more bets" opens the next round
+
+
+def test_tie_lamp():
+    assert lamps_after("AS 2C 7H 7D KH KD")[-1] == {"player_stand", "banker_stand", "tie"}
+
+
+def test_lamps_is_pure_and_names_are_the_design_names():
+    table = Table()
+    for card in "AS 2C KH KD KS 3C".split():
+        table.apply(obs.Card(card))
+    assert lamps(table.state) == lamps(table.state) == table.lamps()
+    assert set(table.lamps()) <= set(LAMP_NAMES)
+    assert len(LAMP_NAMES) == 11

@@ -1,0 +1,89 @@
+"""Properties over random shoes (hypothesis): hand sizes, lamps, card accounting, replay."""
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller import observations as obs
+from controller.shoe import dealt_until_shoe_end, shuffled_shoe
+from controller.table import Table
+
+EXTRAS = [obs.NoMoreBets(), obs.Disclosed(), obs.Ack(), obs.Cut(), obs.Unreadable("joker"),
+          obs.NewShoe()]
+
+
+@st.composite
+def messy_shoes(draw):
+    """A shuffled shoe with random irregular tokens and face-up cards sprinkled in."""
+    decks = draw(st.sampled_from([1, 2, 6, 8]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = random.Random(seed)
+    stack = shuffled_shoe(decks, seed=seed)
+    noise = draw(st.floats(0.0, 0.2))
+    sequence = []
+    for item in stack:
+        if rng.random() < noise:
+            sequence.append(rng.choice(EXTRAS))
+        if isinstance(item, obs.Card) and rng.random() < noise / 4:
+            item = obs.Card(item.card, face_up=True)
+        sequence.append(item)
+    uses_nmb = draw(st.booleans())
+    return decks, uses_nmb, sequence
+
+
+def play(decks, uses_nmb, sequence):
+    table = Table(decks, require_no_more_bets=uses_nmb)
+    log = []
+    for observation in sequence:
+        events = table.apply(observation)
+        log.append((events, table.lamps()))
+    return table, log
+
+
+@settings(max_examples=60, deadline=None)
+@given(messy_shoes())
+def test_never_more_than_three_cards_a_hand(shoe):
+    _, log = play(*shoe)
+    for events, _ in log:
+        for event in events:
+            if event["event"] == "round":
+                assert 2 <= len(event["player"]) <= 3
+                assert 2 <= len(event["banker"]) <= 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(messy_shoes())
+def test_lamps_never_show_draw_and_stand_for_one_hand(shoe):
+    _, log = play(*shoe)
+    for _, lit in log:
+        assert not {"player_draw", "player_stand"} <= lit
+        assert not {"banker_draw", "banker_stand"} <= lit
+
+
+@settings(max_examples=60, deadline=None)
+@given(messy_shoes())
+def test_every_card_is_accounted_for_exactly_once(shoe):
+    table, _ = play(*shoe)
+    drawn = sum(isinstance(o, (obs.Card, obs.Unreadable)) for o in shoe[2])
+    assert sum(table.state.ledger.values()) + table.state.cards_in_play == drawn
+
+
+@settings(max_examples=30, deadline=None)
+@given(messy_shoes())
+def test_replay_yields_the_same_events_and_state(shoe):
+    first, first_log = play(*shoe)
+    second, second_log = play(*shoe)
+    assert first_log == second_log
+    assert first.state == second.state
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 6, 8]))
+def test_a_clean_shoe_ends_with_last_coup_and_no_irregularity(seed, decks):
+    table, log = play(decks, False, dealt_until_shoe_end(shuffled_shoe(decks, seed=seed), decks))
+    names = [e["event"] for events, _ in log for e in events]
+    assert names.count("burn") == 1
+    assert names.count("last_coup") == 1
+    assert names.count("shoe_end") == 1
+    assert "irregularity" not in names and "fault" not in names

@@ -1,0 +1,136 @@
+"""The shoe: burn (7.4, 7.5), "No more bets" (8.2), cut card (9.7, 9.8), end of shoe (7.1,
+11.1, 11.2), card replacement (7.6) and the lamps that go with them."""
+
+import random
+
+from controller import observations as obs
+from controller.cards import ALL_CODES
+from controller.state import BETWEEN, ENDED
+from controller.table import Table
+from tests.controller.conftest import of_kind, run_script
+
+ROUND_OF_FOUR = "2H 3D 4H 5D"  # player 6 stands, banker 8 natural: complete in four cards
+
+
+def lit_after(events):
+    return set(of_kind(events, "lamps")[-1]["on"])
+
+
+def test_rule_7_4_first_card_shown_then_that_many_burned():
+    _, events = run_script("5H 2C 9D KS 3C 4H " + ROUND_OF_FOUR, burn=False)
+    (burn,) = of_kind(events, "burn")
+    assert burn["cards"] == ["5H", "2C", "9D", "KS", "3C", "4H"]
+    assert of_kind(events, "round")[0]["player"] == ["2H", "4H"]
+
+
+def test_rule_7_5_ten_and_courts_burn_ten_ace_burns_one():
+    _, events = run_script("QH 2C 3C 4C 5C 6C 7C 8C 9C 10C JC AS 3C", burn=False)
+    burns = of_kind(events, "burn")
+    assert len(burns[0]["cards"]) == 11
+    table, events = run_script("AH 7C 9D", burn=False)
+    assert of_kind(events, "burn")[0]["cards"] == ["AH", "7C"]
+    assert table.state.player == ["9D"]
+
+
+def test_rule_8_2_no_more_bets_opens_the_round():
+    _, events = run_script(f"NMB {ROUND_OF_FOUR} NMB KH")
+    assert of_kind(events, "irregularity") == []
+    assert [e["round"] for e in of_kind(events, "no_more_bets")] == [1, 2]
+    assert len(of_kind(events, "round")) == 1
+
+
+def test_rule_9_7_cut_card_during_round_last_coup_after_one_more_round():
+    table, events = run_script("2H CUT 3D 4H 5D KH KD 7S 8C")
+    assert of_kind(events, "cut_card") == [{"event": "cut_card", "rule": "9.7", "round": 1}]
+    (last,) = of_kind(events, "last_coup")
+    assert last == {"event": "last_coup", "round": 2, "rule": "9.7"}
+    names = [e["event"] for e in events]
+    assert names.index("last_coup") > names.index("round")  # announced once round 1 is done
+    (end,) = of_kind(events, "shoe_end")
+    assert end["rounds"] == 2
+    assert end["cards_left"] == 8 * 52 - 2 - 8
+    assert table.state.phase == ENDED
+
+
+def test_rule_9_8_cut_card_first_of_round_that_round_is_the_last():
+    table, events = run_script(f"{ROUND_OF_FOUR} CUT KH KD 7S 8C")
+    assert of_kind(events, "last_coup") == [{"event": "last_coup", "round": 2, "rule": "9.8"}]
+    assert of_kind(events, "shoe_end")[0]["rounds"] == 2
+    assert table.state.phase == ENDED
+
+
+def test_rule_9_8_with_no_more_bets_cut_before_or_after_the_call():
+    for script in (f"NMB {ROUND_OF_FOUR} CUT NMB KH KD 7S 8C",
+                   f"NMB {ROUND_OF_FOUR} NMB CUT KH KD 7S 8C"):
+        _, events = run_script(script)
+        assert of_kind(events, "last_coup")[0]["rule"] == "9.8"
+        assert of_kind(events, "shoe_end")[0]["rounds"] == 2
+
+
+def test_rule_9_7_lamp_last_coup_from_announcement_to_shoe_end_then_shuffle():
+    table = Table(8, require_no_more_bets=False)
+    seen = []
+    for token in "AS 2C 2H CUT 3D 4H 5D KH KD 7S 8C".split():
+        o = obs.Cut() if token == "CUT" else obs.Card(token)
+        table.apply(o)
+        seen.append(("last_coup" in table.lamps(), "shuffle" in table.lamps()))
+    # the announcement comes with 5D (round 1 complete); the shoe ends with 8C
+    assert seen[:6] == [(False, False)] * 6
+    assert seen[6:10] == [(True, False)] * 4
+    assert seen[10] == (False, True)
+
+
+def test_rule_7_1_no_card_after_the_shoe_ends_until_new_shoe():
+    table, events = run_script(f"{ROUND_OF_FOUR} CUT KH KD 7S 8C 9H")
+    (fault,) = of_kind(events, "fault")
+    assert "9H" in fault["reason"] and "7.1" in fault["reason"]
+    assert "fault" in table.lamps() and "shuffle" in table.lamps()
+    table.apply(obs.Ack())
+    events = table.apply(obs.NewShoe())
+    assert of_kind(events, "new_shoe")[0]["shoe"] == 2
+    assert table.lamps() == frozenset()
+    burn = [e for c in ("AD", "3C") for e in table.apply(obs.Card(c))]
+    assert of_kind(burn, "burn")[0]["cards"] == ["AD", "3C"]
+
+
+def test_rule_11_1_11_2_style_b_ends_with_new_cards():
+    table, events = run_script(f"{ROUND_OF_FOUR} CUT KH KD 7S 8C", style="B")
+    (end,) = of_kind(events, "shoe_end")
+    assert "11.1" in end["next"] and "11.2" in end["next"]
+    _, style_a = run_script(f"{ROUND_OF_FOUR} CUT KH KD 7S 8C", style="A")
+    assert "7.1" in of_kind(style_a, "shoe_end")[0]["next"]
+    # new cards: the count of every card starts again
+    table.apply(obs.NewShoe())
+    assert table.state.counts == {} and table.state.cards_left == 8 * 52
+
+
+def test_rule_7_6_cards_replaced_after_a_round():
+    table, events = run_script(f"{ROUND_OF_FOUR} NEWSHOE AS 2C 6H")
+    (end,) = of_kind(events, "shoe_end")
+    assert "7.6" in end["reason"] and end["rounds"] == 1
+    assert of_kind(events, "new_shoe")[0]["shoe"] == 2
+    assert len(of_kind(events, "burn")) == 2
+    assert table.state.player == ["6H"]
+
+
+def test_rule_7_6_replacement_refused_in_the_middle_of_a_round():
+    table, events = run_script("2H 3D NEWSHOE 4H 5D")
+    assert "refused" in of_kind(events, "notice")[0]["message"]
+    assert of_kind(events, "new_shoe") == []
+    assert of_kind(events, "round")[0]["banker"] == ["3D", "5D"]
+
+
+def test_a_shoe_without_cut_card_that_runs_dry_ends_with_an_event():
+    exhausted = 0
+    for seed in range(60):
+        stack = list(ALL_CODES)
+        random.Random(seed).shuffle(stack)
+        table = Table(1, require_no_more_bets=False)
+        events = [e for code in stack for e in table.apply(obs.Card(code))]
+        ran_dry = of_kind(events, "shoe_exhausted")
+        assert table.state.phase in (BETWEEN, ENDED)
+        assert (table.state.phase == ENDED) == bool(ran_dry)
+        if ran_dry:
+            exhausted += 1
+            assert "ran out" in of_kind(events, "shoe_end")[0]["reason"]
+    assert exhausted > 0
