@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
-from controller.errors import InputError
-from controller.render import describe, summary
+from controller.commands._output import EventPrinter, Printer
+from controller.errors import InputError, JournalError
+from controller.journal import Journal
 from controller.script import parse_script, uses_no_more_bets
+from controller.service import TableService
 from controller.state import BURN, ROUND
 from controller.table import Table
 
@@ -29,6 +30,9 @@ def register(subparsers) -> None:
     parser.add_argument("--style", choices=("A", "B"), default="A",
                         help="dealing style (rules 9.9, 9.10, 11.1); default A")
     parser.add_argument("--json", action="store_true", help="one JSON event per line")
+    parser.add_argument("--journal", metavar="PATH",
+                        help="journal every observation and event to this SQLite file; if it "
+                        "already holds the start of the same input, resume after it")
     parser.set_defaults(func=run)
 
 
@@ -50,45 +54,53 @@ def read_input(path: str) -> tuple[str, str]:
 def run(args) -> int:
     text, source = read_input(args.file)
     steps = parse_script(text, source)
-    table = Table(args.decks, args.style, require_no_more_bets=uses_no_more_bets(steps))
-    write = _json_writer() if args.json else _text_writer(table)
-    write({"event": "new_shoe", "shoe": 1, "decks": args.decks, "style": args.style})
-    rounds = []
-    for step in steps:
-        for event in table.apply(step.observation):
-            if event["event"] == "round":
-                rounds.append(event)
-            write(event)
-    status = _final_status(table, write)
-    if not args.json:
-        print(summary(rounds))
-    return status
+    settings = {"decks": args.decks, "style": args.style,
+                "require_no_more_bets": uses_no_more_bets(steps)}
+    table = Table(**settings)  # validates the settings before any journal is touched
+    printer = EventPrinter(args.json)
+    if args.journal is None:
+        printer({"event": "new_shoe", "shoe": 1, "decks": args.decks, "style": args.style})
+        for step in steps:
+            for event in table.apply(step.observation):
+                printer(event)
+        return _finish(table, printer)
+    with Journal(args.journal) as journal:
+        service = TableService(journal, settings)
+        done = service.recover()
+        _check_same_input(args.journal, done, [step.observation for step in steps])
+        if done:
+            print(f"sabot deal: resuming after {len(done)} journaled observations",
+                  file=sys.stderr)
+        else:
+            printer({"event": "new_shoe", "shoe": 1, "decks": args.decks, "style": args.style})
+        for step in steps[len(done):]:
+            for event in service.handle(step.observation):
+                printer(event)
+        return _finish(service.table, printer)
 
 
-def _final_status(table: Table, write) -> int:
+def _check_same_input(path: str, journaled: list, observations: list) -> None:
+    if len(journaled) > len(observations):
+        raise JournalError(f"{path}: the journal holds {len(journaled)} observations, more "
+                           f"than the input's {len(observations)}: it is another input's")
+    for index, (old, new) in enumerate(zip(journaled, observations, strict=False), start=1):
+        if old != new:
+            raise JournalError(f"{path}: observation {index} of the journal is {old}, the "
+                               f"input has {new}: the journal belongs to another input")
+
+
+def _finish(table: Table, printer: Printer) -> int:
     """Say how the input ended if it left the table in the middle of something."""
+    status = EXIT_OK
     state = table.state
     if state.halted:
-        write({"event": "input_end", "round": state.round_number, "phase": state.phase,
-               "reason": "the input ended with the table halted: " + "; ".join(state.faults)})
-        return EXIT_HALTED
-    if state.phase in (ROUND, BURN) and (state.player or state.burn_cards):
+        printer({"event": "input_end", "round": state.round_number, "phase": state.phase,
+                 "reason": "the input ended with the table halted: " + "; ".join(state.faults)})
+        status = EXIT_HALTED
+    elif state.phase in (ROUND, BURN) and (state.player or state.burn_cards):
         where = f"round {state.round_number}" if state.phase == ROUND else "the burn"
-        write({"event": "input_end", "round": state.round_number, "phase": state.phase,
-               "reason": f"the cards ran out in the middle of {where}"})
-        return EXIT_OUT_OF_CARDS
-    return EXIT_OK
-
-
-def _json_writer():
-    def write(event: dict) -> None:
-        sys.stdout.write(json.dumps(event, separators=(", ", ": ")) + "\n")
-    return write
-
-
-def _text_writer(table: Table):
-    def write(event: dict) -> None:
-        line = describe(event)
-        if line is not None:
-            print(line)
-    return write
+        printer({"event": "input_end", "round": state.round_number, "phase": state.phase,
+                 "reason": f"the cards ran out in the middle of {where}"})
+        status = EXIT_OUT_OF_CARDS
+    printer.close()
+    return status

@@ -1,0 +1,186 @@
+"""`sabot emulate-shoe`: the shoe microcontroller, emulated on a pseudo-terminal, for rigs."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterable
+from typing import TextIO
+
+from firmware_bridge.emulator import ShoeEmulator
+from firmware_bridge.errors import MessageError
+from firmware_bridge.faults import Faults
+from firmware_bridge.messages import BUTTONS
+from firmware_bridge.pty_shoe import PtyShoe
+from firmware_bridge.session import LinkTiming
+
+COMMANDS = f"""\
+commands on stdin, one per line (also from a pipe or a FIFO):
+  card [N]            deal N cards (default 1): CARD_PRESENT then CARD_GONE each
+  present | gone      only cover / uncover the card sensor (present counts a new card)
+  button NAME         press a button: {", ".join(BUTTONS)}
+  lid open|closed     open or close the shoe's lid
+  error CODE TEXT     report an MCU error
+  damage RATE         damage this share of frames from now on (0.05 = 5%), both ways
+  reset               power-cycle the MCU (new boot id, counter back to 0)
+  unplug | replug     close the pty / open a new one behind --link
+  status              print counters, queue, lamps, link state
+  quit                stop
+Output lines are `key: value`; `device:` comes first, then `lamps:` and `link:` changes.
+"""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "emulate-shoe",
+        help="run the emulated shoe microcontroller on a pseudo-terminal",
+        description="Emulate the shoe's microcontroller (docs/protocol.md) on a pty so that "
+        "`sabot run` or a rig can open it like the real serial port. Prints the device "
+        "path, deals cards at --interval if given, and obeys commands on stdin.",
+        epilog=COMMANDS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--pty", action="store_true", default=True,
+                        help="serve on a new pseudo-terminal (the default and only mode)")
+    parser.add_argument("--link", metavar="PATH",
+                        help="also make PATH a symlink to the pty (stable across replug), "
+                        "e.g. /tmp/sabot-shoe")
+    parser.add_argument("--interval", type=float, metavar="S",
+                        help="deal a card every S seconds")
+    parser.add_argument("--cards", type=int, metavar="N",
+                        help="with --interval: stop dealing after N cards")
+    parser.add_argument("--damage", type=float, default=0.0, metavar="RATE",
+                        help="share of frames to damage in both directions (default 0)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed for damage and boot ids (default: random boot id, which "
+                        "a real MCU has; a fixed one makes two runs look like the same boot)")
+    parser.add_argument("--firmware", default="sabot-emu 1.0", help="version text in HELLO")
+    parser.add_argument("--queue", type=int, default=64, metavar="N",
+                        help="MCU queue size in messages (default 64)")
+    parser.set_defaults(func=run)  # fmt: skip
+
+
+def run(args) -> int:
+    if args.damage < 0 or args.damage > 1:
+        print(f"sabot emulate-shoe: --damage must be 0..1, not {args.damage}", file=sys.stderr)
+        return 2
+    faults = Faults.damaged(args.damage)
+    emulator = ShoeEmulator(
+        timing=LinkTiming(), firmware=args.firmware, queue_limit=args.queue, seed=args.seed
+    )
+    shoe = PtyShoe(
+        emulator, to_host=faults, to_mcu=faults, seed=args.seed or 0, link_path=args.link
+    )
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    with shoe:
+        say(sys.stdout, "device", shoe.device)
+        threads = [threading.Thread(target=watch, args=(shoe, sys.stdout, stop), daemon=True)]
+        if args.interval:
+            threads.append(threading.Thread(
+                target=auto_deal, args=(shoe, args.interval, args.cards, stop), daemon=True
+            ))  # fmt: skip
+        for thread in threads:
+            thread.start()
+        reader = threading.Thread(
+            target=lambda: (serve(shoe, sys.stdin, sys.stdout), stop.set()), daemon=True
+        )
+        reader.start()
+        try:
+            while not stop.wait(0.2):
+                pass
+        except KeyboardInterrupt:
+            pass
+        stop.set()
+    return 0
+
+
+def say(out: TextIO, key: str, value: object) -> None:
+    out.write(f"{key}: {value}\n")
+    out.flush()
+
+
+def serve(shoe: PtyShoe, lines: Iterable[str], out: TextIO) -> None:
+    """Obey commands until `quit` (returns) or the end of input (keeps serving until EOF)."""
+    for line in lines:
+        words = shlex.split(line, comments=True)
+        if not words:
+            continue
+        if words[0] == "quit":
+            return
+        try:
+            obey(shoe, words, out)
+        except (MessageError, ValueError, IndexError) as error:
+            say(out, "error", f"{line.strip()!r}: {error or 'missing argument'}")
+    if not getattr(lines, "isatty", lambda: True)():
+        threading.Event().wait()  # stdin was a file or /dev/null: keep serving until killed
+
+
+def obey(shoe: PtyShoe, words: list[str], out: TextIO) -> None:
+    verb, rest = words[0], words[1:]
+    emulator = shoe.emulator
+    now = shoe.clock()
+    if verb == "card":
+        for _ in range(int(rest[0]) if rest else 1):
+            say(out, "dealt", shoe.deal_card())
+    elif verb == "present":
+        say(out, "dealt", emulator.card_present(now))
+    elif verb == "gone":
+        emulator.card_gone(now)
+    elif verb == "button":
+        shoe.press(rest[0])
+    elif verb == "lid":
+        if rest[0] not in ("open", "closed"):
+            raise ValueError("say `lid open` or `lid closed`")
+        shoe.set_lid(rest[0] == "open")
+    elif verb == "error":
+        emulator.report_error(int(rest[0]), " ".join(rest[1:]), now)
+    elif verb == "damage":
+        shoe.to_host.faults = shoe.to_mcu.faults = Faults.damaged(float(rest[0]))
+    elif verb == "reset":
+        shoe.reset()
+    elif verb == "unplug":
+        shoe.unplug()
+    elif verb == "replug":
+        say(out, "device", shoe.replug())
+    elif verb == "status":
+        say(out, "status", status(shoe))
+    else:
+        raise ValueError(f"unknown command {verb!r}; see `sabot emulate-shoe --help`")
+
+
+def status(shoe: PtyShoe) -> str:
+    emulator = shoe.emulator
+    lamps = " ".join(sorted(emulator.lamps)) or "-"
+    return (
+        f"link={'up' if emulator.up else 'down'} plugged={shoe.plugged} "
+        f"cards={emulator.card_counter} queued={emulator.queued} lamps={lamps} "
+        f"boot={emulator.session.boot_id:#010x}"
+    )
+
+
+def watch(shoe: PtyShoe, out: TextIO, stop: threading.Event) -> None:
+    """Print lamp and link changes as they happen (what a rig's log wants to see)."""
+    seen_lamps, seen_up = frozenset(), None
+    while not stop.wait(0.02):
+        lamps, up = shoe.emulator.lamps, shoe.emulator.up
+        if lamps != seen_lamps:
+            say(out, "lamps", " ".join(sorted(lamps)) or "-")
+        if up != seen_up:
+            say(out, "link", "up" if up else "down")
+        seen_lamps, seen_up = lamps, up
+
+
+def auto_deal(shoe: PtyShoe, interval: float, cards: int | None, stop: threading.Event) -> None:
+    dealt = 0
+    next_at = time.monotonic()
+    while cards is None or dealt < cards:
+        next_at += interval
+        if stop.wait(max(0.0, next_at - time.monotonic())):
+            return
+        shoe.deal_card()
+        dealt += 1

@@ -1,0 +1,71 @@
+"""Replaying a journal through the table: the one way state is rebuilt after a restart."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from controller.errors import JournalError
+from controller.journal import Journal
+from controller.observations import Observation, observation_from_dict
+from controller.table import Table
+
+TABLE_SETTINGS = ("decks", "style", "require_no_more_bets")
+
+
+@dataclass
+class Replayed:
+    table: Table
+    observations: list[tuple[int, Observation]] = field(default_factory=list)
+    # Events the journal holds, and the ones the table produced again, per observation seq.
+    recorded: dict[int, list[dict]] = field(default_factory=dict)
+    produced: dict[int, list[dict]] = field(default_factory=dict)
+
+    @property
+    def unfinished(self) -> int | None:
+        """The last observation if the journal stopped before its events were written."""
+        if not self.observations:
+            return None
+        seq, _ = self.observations[-1]
+        if self.produced[seq] and not self.recorded.get(seq):
+            return seq
+        return None
+
+    def first_mismatch(self) -> tuple[int, list[dict], list[dict]] | None:
+        for seq, _ in self.observations:
+            recorded = self.recorded.get(seq, [])
+            if seq == self.unfinished:
+                continue
+            if recorded != self.produced[seq]:
+                return seq, recorded, self.produced[seq]
+        return None
+
+
+def table_settings(journal: Journal) -> dict | None:
+    first = next(journal.records(), None)
+    if first is None:
+        return None
+    if first.kind != "meta" or "table" not in first.body:
+        raise JournalError(f"{journal.path}: record 1 is not the table settings")
+    settings = first.body["table"]
+    missing = [key for key in TABLE_SETTINGS if key not in settings]
+    if missing:
+        raise JournalError(f"{journal.path}: table settings lack {', '.join(missing)}")
+    return {key: settings[key] for key in TABLE_SETTINGS}
+
+
+def replay(journal: Journal) -> Replayed:
+    settings = table_settings(journal)
+    if settings is None:
+        raise JournalError(f"{journal.path}: the journal is empty")
+    replayed = Replayed(Table(**settings))
+    for record in journal.records(after=1):
+        if record.kind == "observation":
+            try:
+                observation = observation_from_dict(record.body)
+            except (ValueError, TypeError) as error:
+                raise JournalError(f"{journal.path}: record {record.seq}: {error}") from None
+            replayed.observations.append((record.seq, observation))
+            replayed.produced[record.seq] = replayed.table.apply(observation)
+        elif record.kind == "event":
+            replayed.recorded.setdefault(record.cause, []).append(record.body)
+    return replayed

@@ -1,0 +1,138 @@
+"""The journal: hash chain, verification, recovery after a crash at any moment."""
+
+import sqlite3
+
+import pytest
+
+from controller import observations as obs
+from controller.cli import main
+from controller.errors import JournalError
+from controller.journal import Journal
+from controller.script import parse_script
+from controller.service import TableService
+from controller.verify import verify
+
+SETTINGS = {"decks": 8, "style": "A", "require_no_more_bets": False}
+SCRIPT = "AS 2C 2H 3D 4H 5D CUT KH KD 7S 8C"
+
+
+class FakeLamps:
+    def __init__(self):
+        self.shown = []
+
+    def show(self, lit):
+        self.shown.append(frozenset(lit))
+
+
+def journal_events(path):
+    with Journal(str(path), create=False) as journal:
+        return [r.body for r in journal.records() if r.kind == "event"]
+
+
+def deal_into(path, script=SCRIPT):
+    with Journal(str(path)) as journal:
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        for step in parse_script(script):
+            service.handle(step.observation)
+        return service
+
+
+def test_records_are_chained_and_verify_accepts_them(tmp_path):
+    path = tmp_path / "j.db"
+    deal_into(path)
+    verdict = verify(str(path))
+    assert verdict.ok, verdict.message
+    assert verdict.records == 1 + 11 + len(journal_events(path))
+
+
+def test_journal_uses_wal_and_full_sync(tmp_path):
+    with Journal(str(tmp_path / "j.db")) as journal:
+        assert journal._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+@pytest.mark.parametrize("tamper, expected", [
+    ("UPDATE records SET body = replace(body, '3D', '6D') WHERE seq = 7", "record 7"),
+    ("DELETE FROM records WHERE seq = 5", "record 5 is missing"),
+    ("UPDATE records SET ts_us = ts_us + 1 WHERE seq = 3", "record 3"),
+])
+def test_verify_names_the_first_altered_record(tmp_path, tamper, expected):
+    path = tmp_path / "j.db"
+    deal_into(path)
+    with sqlite3.connect(path) as db:
+        db.execute(tamper)
+    verdict = verify(str(path))
+    assert not verdict.ok
+    assert expected in verdict.message
+
+
+def test_verify_catches_a_rewritten_chain_by_replaying(tmp_path):
+    path = tmp_path / "j.db"
+    with Journal(str(path)) as journal:
+        journal.append("meta", {"table": SETTINGS})
+        seq = journal.append("observation", obs.to_dict(obs.Card("AS"))).seq
+        journal.append("event", {"event": "burn", "cards": ["AS"]}, cause=seq)  # a lie
+    verdict = verify(str(path))
+    assert not verdict.ok and "record 2" in verdict.message
+
+
+def test_recover_completes_an_observation_whose_events_were_not_written(tmp_path):
+    path = tmp_path / "j.db"
+    with Journal(str(path)) as journal:
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        for token in "AS 2C 2H 3D 4H".split():
+            service.handle(obs.Card(token))
+        journal.append("observation", obs.to_dict(obs.Card("5D")))  # then the power failed
+    lamps = FakeLamps()
+    with Journal(str(path)) as journal:
+        service = TableService(journal, SETTINGS, lamps=lamps)
+        done = service.recover()
+    assert len(done) == 6
+    assert lamps.shown[-1] == {"player_stand", "banker_stand", "banker_win"}
+    uninterrupted = tmp_path / "u.db"
+    deal_into(uninterrupted, "AS 2C 2H 3D 4H 5D")
+    assert journal_events(path) == journal_events(uninterrupted)
+    assert verify(str(path)).ok
+
+
+def test_recover_refuses_other_settings(tmp_path):
+    path = tmp_path / "j.db"
+    deal_into(path)
+    with Journal(str(path)) as journal, pytest.raises(JournalError, match="decks=8"):
+        TableService(journal, {**SETTINGS, "decks": 6}).recover()
+
+
+def test_deal_journal_resumes_after_partial_input(tmp_path, capsys):
+    path, script = tmp_path / "j.db", tmp_path / "shoe.txt"
+    script.write_text("AS 2C 2H 3D\n")
+    assert main(["deal", str(script), "--journal", str(path)]) == 3
+    script.write_text(SCRIPT + "\n")
+    assert main(["deal", str(script), "--journal", str(path), "--json"]) == 0
+    deal_into(tmp_path / "u.db")
+    assert journal_events(path) == journal_events(tmp_path / "u.db")
+    assert "resuming after 4" in capsys.readouterr().err
+
+
+def test_deal_journal_of_another_input_is_refused(tmp_path, capsys):
+    path, script = tmp_path / "j.db", tmp_path / "shoe.txt"
+    script.write_text("AS 2C 2H 3D\n")
+    main(["deal", str(script), "--journal", str(path)])
+    script.write_text("AS 2C 9H 3D\n")
+    assert main(["deal", str(script), "--journal", str(path)]) == 1
+    assert "observation 3" in capsys.readouterr().err
+
+
+def test_verify_and_replay_commands(tmp_path, capsys):
+    path = tmp_path / "j.db"
+    deal_into(path)
+    assert main(["verify", str(path)]) == 0
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "OK" in out and "round   1  P 2H 4H" in out
+    assert main(["verify", str(tmp_path / "missing.db")]) == 1
+    assert "no such journal" in capsys.readouterr().err
+    (tmp_path / "junk.db").write_bytes(b"this is not sqlite" * 100)
+    assert main(["verify", str(tmp_path / "junk.db")]) == 1
+    assert "not a Sabot journal" in capsys.readouterr().err
