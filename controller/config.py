@@ -1,0 +1,142 @@
+"""`sabot run` configuration: a TOML file, validated at start with errors naming key and file.
+
+Every key has a default, a type and a one-line meaning (`config.example.toml` is generated
+from the same table, and a test keeps the two in step).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from typing import Any
+
+from controller.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Key:
+    kind: type | tuple[type, ...]
+    default: Any
+    meaning: str
+    choices: tuple = ()
+
+
+SCHEMA: dict[str, dict[str, Key]] = {
+    "table": {
+        "id": Key(str, "table-1", "name of this table in the journal and the surveillance room"),
+        "decks": Key(int, 8, "decks in the shoe (1-12)"),
+        "style": Key(str, "A", "dealing style, rules 9.9/9.10/11.1", ("A", "B")),
+        "require_no_more_bets": Key(bool, True, "rounds start only after the 'No more bets' "
+                                    "button (rule 8.2); false: every round starts by itself"),
+    },
+    "journal": {
+        "path": Key(str, "/var/lib/sabot/journal.sqlite", "SQLite journal (WAL, hash-chained)"),
+    },
+    "camera": {
+        "source": Key(str, "v4l2", "frame source", ("v4l2", "picamera2", "http", "file",
+                                                     "synthetic")),
+        "device": Key(str, "/dev/video0", "v4l2 device"),
+        "url": Key(str, "", "http MJPEG stream URL (source = http)"),
+        "path": Key(str, "", "recorded video or folder of frames (source = file)"),
+        "profile": Key(str, "/etc/sabot/profile.npz", "deck profile written by `sabot enroll`"),
+        "window": Key(list, [0, 0, 128, 200], "reading window x, y, width, height in the "
+                      "frame (`sabot calibrate` writes it)"),
+        "stale_after_s": Key((int, float), 1.0, "no frame for this long: fault"),
+    },
+    "serial": {
+        "enabled": Key(bool, True, "talk to the shoe's microcontroller"),
+        "port": Key(str, "/dev/sabot-shoe", "serial device (udev rule in docs/deploy.md)"),
+        "baud": Key(int, 115200, "baud rate"),
+    },
+    "gpio": {
+        "backend": Key(str, "rpigpio", "lamp and button backend", ("rpigpio", "fake")),
+        "lamps": Key(dict, {}, "lamp name -> BCM pin (see docs/deploy.md)"),
+        "buttons": Key(dict, {}, "button name -> BCM pin"),
+    },
+}
+
+
+def defaults() -> dict[str, dict[str, Any]]:
+    return {section: {name: key.default for name, key in keys.items()}
+            for section, keys in SCHEMA.items()}
+
+
+def load_config(path: str) -> dict[str, dict[str, Any]]:
+    try:
+        with open(path, "rb") as handle:
+            raw = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML ({error})") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read ({error.strerror})") from None
+    return validate(raw, path)
+
+
+def validate(raw: dict, path: str = "<config>") -> dict[str, dict[str, Any]]:
+    config = defaults()
+    for section, values in raw.items():
+        if section not in SCHEMA:
+            raise ConfigError(f"{path}: unknown section [{section}] (known: "
+                              f"{', '.join(SCHEMA)})")
+        if not isinstance(values, dict):
+            raise ConfigError(f"{path}: [{section}] must be a table of keys")
+        for name, value in values.items():
+            key = SCHEMA[section].get(name)
+            if key is None:
+                raise ConfigError(f"{path}: unknown key {name!r} in [{section}] (known: "
+                                  f"{', '.join(SCHEMA[section])})")
+            if isinstance(value, bool) and key.kind is not bool or not isinstance(
+                    value, key.kind):
+                raise ConfigError(f"{path}: [{section}] {name} must be "
+                                  f"{_type_name(key.kind)}, not {value!r}")
+            if key.choices and value not in key.choices:
+                raise ConfigError(f"{path}: [{section}] {name} must be one of "
+                                  f"{', '.join(map(str, key.choices))}, not {value!r}")
+            config[section][name] = value
+    _check_ranges(config, path)
+    return config
+
+
+def _check_ranges(config: dict, path: str) -> None:
+    if not 1 <= config["table"]["decks"] <= 12:
+        raise ConfigError(f"{path}: [table] decks must be 1-12, not {config['table']['decks']}")
+    window = config["camera"]["window"]
+    if len(window) != 4 or not all(isinstance(v, int) and v >= 0 for v in window):
+        raise ConfigError(f"{path}: [camera] window must be four non-negative integers "
+                          f"x, y, width, height, not {window!r}")
+    if config["camera"]["stale_after_s"] <= 0:
+        raise ConfigError(f"{path}: [camera] stale_after_s must be positive")
+
+
+def _type_name(kind) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    names = {int: "an integer", float: "a number", str: "a string", bool: "true or false",
+             list: "a list", dict: "a table"}
+    return " or ".join(names[k] for k in kinds)
+
+
+def example_toml() -> str:
+    """The documented example config, every key with its default and meaning."""
+    lines = ["# Sabot configuration (sabot run --config PATH). Every key, with its default.", ""]
+    for section, keys in SCHEMA.items():
+        lines.append(f"[{section}]")
+        for name, key in keys.items():
+            choices = f" ({' | '.join(key.choices)})" if key.choices else ""
+            lines.append(f"# {key.meaning}{choices}")
+            lines.append(f"{name} = {_toml_value(key.default)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return str(value)

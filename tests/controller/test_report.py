@@ -1,0 +1,31 @@
+from controller.cli import main
+from controller.journal import Journal
+from controller.script import parse_script
+from controller.service import TableService
+
+SETTINGS = {"decks": 8, "style": "A", "require_no_more_bets": True}
+
+
+def test_report_shows_rounds_roads_irregularities_and_faults(tmp_path, capsys):
+    path = tmp_path / "j.db"
+    with Journal(str(path)) as journal:
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        script = "AS 2C NMB 2H 3D 4H 5D 9S DISCLOSED KH KD 7S JOKER ACK NMB CUT 2C 3C 4C 5C"
+        for step in parse_script(script):
+            service.handle(step.observation)
+    out = tmp_path / "report.html"
+    assert main(["report", str(path), "--html", str(out)]) == 0
+    page = out.read_text()
+    assert page.startswith("<!doctype html>")
+    assert "<td>2H 4H</td>" in page
+    assert "rule 12.1(b)" in page
+    assert "FAULT: unreadable card: joker" in page
+    assert "Last coup announced: round 3 (rule 9.8)" in page
+    assert page.count("class=\"cell\"") == 2  # two scored rounds on the bead plate
+    assert "1 void" in page
+
+
+def test_report_of_missing_journal_is_a_clear_error(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "none.db"), "--html", str(tmp_path / "r.html")]) == 1
+    assert "no such journal" in capsys.readouterr().err
