@@ -85,7 +85,8 @@ def _shoe_section(number: int, events: list[dict]) -> str:
         f"<span style='color:{_COLOUR['player']}'>Player {counts['player']}</span>"
         f"<span style='color:{_COLOUR['tie']}'>Tie {counts['tie']}</span>"
         f"<span>{len(rounds) - len(scored)} void</span></p>"
-        f"<div>{_cells(beads, max(width(beads), 12))}"
+        "<div><h3>Bead plate and big road</h3>"
+        f"{_cells(beads, max(width(beads), 12))}"
         f"{_cells({p: c.result for p, c in road.items()}, max(width(road), 24), ring={p: c.ties for p, c in road.items()})}</div>"  # noqa: E501
         f"<h3>Irregularities, faults and announcements</h3><ul>{''.join(notes) or '<li>none</li>'}</ul>"  # noqa: E501
         "<h3>Rounds</h3><table class='rounds'><tr><th>#</th><th>Player</th><th></th>"

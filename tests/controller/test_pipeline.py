@@ -1,0 +1,50 @@
+import threading
+
+from controller import observations as obs
+from controller.journal import Journal
+from controller.pipeline import Pipeline
+from controller.service import TableService
+
+SETTINGS = {"decks": 8, "style": "A", "require_no_more_bets": False}
+
+
+class RecordingLamps:
+    def __init__(self):
+        self.shown = []
+
+    def show(self, lit):
+        self.shown.append(lit)
+
+
+def test_observations_from_many_threads_are_handled_in_submission_order(tmp_path):
+    with Journal(str(tmp_path / "j.db")) as journal:
+        lamps = RecordingLamps()
+        service = TableService(journal, SETTINGS, lamps=lamps)
+        service.recover()
+        handled = []
+        pipeline = Pipeline(service, on_handled=handled.append).start()
+        lock = threading.Lock()
+        cards = "AS 2C 2H 3D 4H 5D".split()
+
+        def driver(code):
+            with lock:  # the order of submission is the order of the cards
+                return pipeline.submit(obs.Card(code), evidence_at=0.0)
+
+        tickets = [driver(code) for code in cards]
+        assert pipeline.wait_for(tickets[-1])
+        pipeline.stop()
+        assert [h.observation.card for h in handled] == cards
+        assert handled[-1].changed_lamps and handled[-1].latency >= 0
+        assert lamps.shown[-1] == {"player_stand", "banker_stand", "banker_win"}
+        assert pipeline.error is None
+
+
+def test_a_failing_service_is_reported_to_waiters(tmp_path):
+    class Broken:
+        def handle(self, observation):
+            raise RuntimeError("disk full")
+
+    pipeline = Pipeline(Broken()).start()
+    ticket = pipeline.submit(obs.Cut())
+    assert pipeline.wait_for(ticket, timeout=5)
+    assert str(pipeline.error) == "disk full"
