@@ -30,21 +30,33 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_modules() -> list[str]:
+    return sorted(info.name for info in pkgutil.iter_modules(commands.__path__)
+                  if not info.name.startswith("_"))
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every command, or with `only` that one: a command's heavy imports
+    (OpenCV, numpy, pyserial) then cost nothing to the others, such as `deal`."""
     parser = argparse.ArgumentParser(
         prog="sabot",
         description="Sabot: the software of an electronic baccarat shoe.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        importlib.import_module(f"controller.commands.{info.name}").register(subparsers)
+    for name in [only] if only else command_modules():
+        importlib.import_module(f"controller.commands.{name}").register(subparsers)
     return parser
 
 
+def _requested_command(argv: list[str]) -> str | None:
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    module = first.replace("-", "_") if first else None
+    return module if module in command_modules() else None
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_requested_command(argv))
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

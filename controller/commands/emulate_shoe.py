@@ -44,23 +44,39 @@ def register(subparsers) -> None:
         epilog=COMMANDS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--pty", action="store_true", default=True,
-                        help="serve on a new pseudo-terminal (the default and only mode)")
-    parser.add_argument("--link", metavar="PATH",
-                        help="also make PATH a symlink to the pty (stable across replug), "
-                        "e.g. /tmp/sabot-shoe")
-    parser.add_argument("--interval", type=float, metavar="S",
-                        help="deal a card every S seconds")
-    parser.add_argument("--cards", type=int, metavar="N",
-                        help="with --interval: stop dealing after N cards")
-    parser.add_argument("--damage", type=float, default=0.0, metavar="RATE",
-                        help="share of frames to damage in both directions (default 0)")
-    parser.add_argument("--seed", type=int, default=None,
-                        help="seed for damage and boot ids (default: random boot id, which "
-                        "a real MCU has; a fixed one makes two runs look like the same boot)")
+    parser.add_argument(
+        "--pty",
+        action="store_true",
+        default=True,
+        help="serve on a new pseudo-terminal (the default and only mode)",
+    )
+    parser.add_argument(
+        "--link",
+        metavar="PATH",
+        help="also make PATH a symlink to the pty (stable across replug), e.g. /tmp/sabot-shoe",
+    )
+    parser.add_argument("--interval", type=float, metavar="S", help="deal a card every S seconds")
+    parser.add_argument(
+        "--cards", type=int, metavar="N", help="with --interval: stop dealing after N cards"
+    )
+    parser.add_argument(
+        "--damage",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="share of frames to damage in both directions (default 0)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed for damage and boot ids (default: random boot id, which "
+        "a real MCU has; a fixed one makes two runs look like the same boot)",
+    )
     parser.add_argument("--firmware", default="sabot-emu 1.0", help="version text in HELLO")
-    parser.add_argument("--queue", type=int, default=64, metavar="N",
-                        help="MCU queue size in messages (default 64)")
+    parser.add_argument(
+        "--queue", type=int, default=64, metavar="N", help="MCU queue size in messages (default 64)"
+    )
     parser.set_defaults(func=run)  # fmt: skip
 
 
@@ -155,7 +171,7 @@ def obey(shoe: PtyShoe, words: list[str], out: TextIO) -> None:
 
 def status(shoe: PtyShoe) -> str:
     emulator = shoe.emulator
-    lamps = " ".join(sorted(emulator.lamps)) or "-"
+    lamps = " ".join(sorted(emulator.shown_lamps)) or "-"
     return (
         f"link={'up' if emulator.up else 'down'} plugged={shoe.plugged} "
         f"cards={emulator.card_counter} queued={emulator.queued} lamps={lamps} "
@@ -165,9 +181,9 @@ def status(shoe: PtyShoe) -> str:
 
 def watch(shoe: PtyShoe, out: TextIO, stop: threading.Event) -> None:
     """Print lamp and link changes as they happen (what a rig's log wants to see)."""
-    seen_lamps, seen_up = frozenset(), None
+    seen_lamps, seen_up = None, None
     while not stop.wait(0.02):
-        lamps, up = shoe.emulator.lamps, shoe.emulator.up
+        lamps, up = shoe.emulator.shown_lamps, shoe.emulator.up
         if lamps != seen_lamps:
             say(out, "lamps", " ".join(sorted(lamps)) or "-")
         if up != seen_up:

@@ -1,0 +1,44 @@
+"""`sabot read`: read reading-window images with a deck profile (DESIGN.md contract)."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from vision.imageio import read_image
+from vision.profile import load_profile
+from vision.reader import Reader
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "read",
+        help="read reading-window images",
+        description="Read each IMAGE (a reading window) with PROFILE: face (card, rank, "
+        "suit), back, cut, empty, or unknown for anything not read with confidence. Exit "
+        "status 2 on a missing or unreadable image or profile.",
+    )
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="window image files")
+    parser.add_argument("--profile", required=True, metavar="PROFILE",
+                        help="profile made by `sabot enroll`")
+    parser.add_argument("--json", action="store_true", help="one JSON object per image")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    reader = Reader(load_profile(args.profile))
+    # Read every file first, so that a bad one fails the command before any output.
+    readings = [(path, reader.read(read_image(path))) for path in args.images]
+    if args.json:
+        for path, reading in readings:
+            print(json.dumps({"image": path, **reading.as_dict()}))
+        return 0
+    table = Table("image", "kind", "card", "score", "note")
+    table.columns[0].overflow = "fold"
+    for path, reading in readings:
+        table.add_row(path, reading.kind, reading.card or "-", f"{reading.score:.2f}",
+                      reading.reason)
+    Console().print(table)
+    return 0

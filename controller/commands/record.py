@@ -1,0 +1,169 @@
+"""`sabot record`: camera frames and serial traffic with timestamps, for exact replay."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+
+from firmware_bridge.link import Link
+from firmware_bridge.transport import SerialTransport
+from hardware.camera import KINDS, open_camera
+from hardware.errors import CameraStalledError
+
+FORMAT = """\
+recording layout (DIR):
+  frames/000000.png ...  every camera frame, lossless
+  events.jsonl           one JSON object per line, "t" = seconds since the start:
+    {"kind": "start", "host_boot_id": H, "port": ..., "camera": ...}
+    {"kind": "frame", "t": .., "index": n, "file": "frames/000000.png"}
+    {"kind": "rx", "t": .., "hex": "..."}        bytes as received from the shoe MCU
+    {"kind": "link", "t": .., "event": "CardPresent", "counter": 7}   decoded, for reading
+    {"kind": "stall", "t": .., "error": "..."}   the camera delivered nothing in time
+Replay: feed each "rx" chunk at its "t" into firmware_bridge.link.Link(boot_id=H) and read
+the frames with `open_camera("file", path=DIR/frames)`: the same bytes give the same events.
+"""
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "record",
+        help="record camera frames and shoe serial traffic for exact replay",
+        description="Record what the shoe sees: camera frames and everything the shoe "
+        "microcontroller sends, each with a timestamp, until --seconds or --frames or Ctrl-C.",
+        epilog=FORMAT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--out", required=True, metavar="DIR", help="new or empty directory")
+    parser.add_argument(
+        "--camera",
+        choices=sorted(set(KINDS) - {"synthetic"}),
+        help="camera kind (omit to record the serial link only)",
+    )
+    parser.add_argument(
+        "--camera-opt",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="camera option, e.g. device=/dev/video0, url=..., path=...",
+    )
+    parser.add_argument("--port", help="serial port of the shoe MCU, e.g. /dev/sabot-shoe")
+    parser.add_argument("--baudrate", type=int, default=115200)
+    parser.add_argument("--seconds", type=float, help="stop after this long")
+    parser.add_argument("--frames", type=int, help="stop after this many frames")
+    parser.set_defaults(func=run)  # fmt: skip
+
+
+def camera_options(pairs: list[str]) -> dict[str, object]:
+    options: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--camera-opt {pair!r}: expected KEY=VALUE")
+        try:
+            options[key] = int(value)
+        except ValueError:
+            try:
+                options[key] = float(value)
+            except ValueError:
+                options[key] = value
+    return options
+
+
+class Recorder:
+    def __init__(self, out: Path, start: float):
+        self.out, self.start = out, start
+        (out / "frames").mkdir(parents=True, exist_ok=True)
+        self._file = (out / "events.jsonl").open("w", encoding="utf-8")
+        self._lock = threading.Lock()
+        self.frames = 0
+
+    def write(self, record: dict) -> None:
+        with self._lock:
+            self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+    def at(self, when: float) -> float:
+        return round(when - self.start, 6)
+
+    def frame(self, frame) -> None:
+        import cv2
+
+        name = f"frames/{frame.index:06d}.png"
+        cv2.imwrite(str(self.out / name), frame.image)
+        self.write({"kind": "frame", "t": self.at(frame.at), "index": frame.index, "file": name})
+        self.frames += 1
+
+    def rx(self, data: bytes, when: float) -> None:
+        self.write({"kind": "rx", "t": self.at(when), "hex": data.hex()})
+
+    def link(self, event) -> None:
+        record = {"kind": "link", "t": self.at(time.monotonic()), "event": type(event).__name__}
+        self.write(record | dataclasses.asdict(event))
+
+    def close(self) -> None:
+        with self._lock:
+            self._file.close()
+
+
+def run(args) -> int:
+    out = Path(args.out)
+    if out.exists() and any(out.iterdir()):
+        print(f"sabot record: {out} is not empty; choose a new directory", file=sys.stderr)
+        return 2
+    if not args.camera and not args.port:
+        print("sabot record: give --camera, --port or both", file=sys.stderr)
+        return 2
+    try:
+        options = camera_options(args.camera_opt)
+    except ValueError as error:
+        print(f"sabot record: {error}", file=sys.stderr)
+        return 2
+    start = time.monotonic()
+    recorder = Recorder(out, start)
+    link = Link()
+    recorder.write({"kind": "start", "host_boot_id": link.session.boot_id, "port": args.port,
+                    "camera": args.camera, "camera_options": options})  # fmt: skip
+    transport = None
+    if args.port:
+        transport = SerialTransport(
+            args.port, link, baudrate=args.baudrate, on_event=recorder.link, on_bytes=recorder.rx
+        ).start()
+    camera = open_camera(args.camera, **options) if args.camera else None
+    try:
+        while not done(args, recorder, start):
+            if camera is None:
+                time.sleep(0.05)
+                continue
+            try:
+                frame = camera.read()
+            except CameraStalledError as error:
+                recorder.write({"kind": "stall", "t": recorder.at(time.monotonic()),
+                                "error": str(error)})  # fmt: skip
+                continue
+            if frame is None:  # a recorded source ended; the serial link may go on
+                camera.close()
+                camera = None
+                if transport is None:
+                    break
+                continue
+            recorder.frame(frame)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if camera is not None:
+            camera.close()
+        if transport is not None:
+            transport.stop()
+        recorder.close()
+    print(f"recorded {recorder.frames} frames to {out}", file=sys.stderr)
+    return 0
+
+
+def done(args, recorder: Recorder, start: float) -> bool:
+    if args.frames is not None and recorder.frames >= args.frames:
+        return True
+    return args.seconds is not None and time.monotonic() - start >= args.seconds

@@ -1,0 +1,182 @@
+"""The host's end of the link to the shoe microcontroller.
+
+A pure state machine with an injected clock: feed it received bytes and the time, call
+`tick` every few milliseconds, write whatever `take_output` returns, and act on the returned
+events (frozen dataclasses from `firmware_bridge.messages`). `transport.SerialTransport`
+does exactly that over a serial port in a thread.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from firmware_bridge.errors import MessageError
+from firmware_bridge.messages import (
+    ButtonPressed,
+    CardGone,
+    CardPresent,
+    CardsMissed,
+    LidChanged,
+    LinkDown,
+    LinkEvent,
+    LinkUp,
+    McuError,
+    McuReset,
+    MsgType,
+    Role,
+    pack_error,
+    pack_lamps,
+    unpack_button,
+    unpack_counter,
+    unpack_error,
+)
+from firmware_bridge.session import (
+    Delivered,
+    Down,
+    LinkTiming,
+    PeerHello,
+    Session,
+    SessionEvent,
+    Up,
+    new_boot_id,
+)
+
+log = logging.getLogger(__name__)
+
+
+class Link:
+    """Host side: decodes the MCU's messages and watches its card counter for gaps.
+
+    Card counters: every CARD_PRESENT carries the MCU's running count (0 at its boot). A jump
+    is reported as `CardsMissed` (the MCU's queue overflowed while the host was away). After
+    a host restart pass `resume=(mcu_boot_id, last_card_counter)` from the journal: reports
+    the old process already saw are skipped, and a gap since then is reported.
+    """
+
+    def __init__(
+        self,
+        *,
+        timing: LinkTiming | None = None,
+        version: str = "sabot-host",
+        boot_id: int | None = None,
+        resume: tuple[int, int] | None = None,
+    ):
+        self.session = Session(Role.HOST, version, boot_id or new_boot_id(), timing or LinkTiming())
+        self._resume = resume
+        self.last_card: int | None = None
+        self._garbage_seen = 0
+
+    # ---- driving the state machine ----------------------------------------------------
+
+    def feed(self, data: bytes, now: float) -> list[LinkEvent]:
+        events = self._translate(self.session.feed(data, now))
+        self._log_damage()
+        return events
+
+    def tick(self, now: float) -> list[LinkEvent]:
+        return self._translate(self.session.tick(now))
+
+    def take_output(self) -> bytes:
+        """Bytes to write to the port (possibly several frames, possibly nothing)."""
+        return b"".join(self.session.take_output())
+
+    def take_frames(self) -> list[bytes]:
+        """Like `take_output`, one encoded frame per item (for fault injection)."""
+        return self.session.take_output()
+
+    def port_lost(self, reason: str) -> list[LinkEvent]:
+        """The transport lost the device; report it now rather than after the heartbeat."""
+        if not self.session.up:
+            return []
+        self.session.up = False
+        return [LinkDown(reason)]
+
+    # ---- commands to the MCU ----------------------------------------------------------
+
+    def send_lamps(self, lit: set[str] | frozenset[str], now: float) -> None:
+        self.session.send(MsgType.LAMPS, pack_lamps(frozenset(lit)), now)
+
+    def send_error(self, code: int, text: str, now: float) -> None:
+        self.session.send(MsgType.ERROR, pack_error(code, text), now)
+
+    # ---- state --------------------------------------------------------------------------
+
+    @property
+    def up(self) -> bool:
+        return self.session.up
+
+    @property
+    def stats(self) -> dict[str, int]:
+        return {**vars(self.session.reader.stats), **vars(self.session.stats)}
+
+    # ---- translation ------------------------------------------------------------------
+
+    def _translate(self, events: list[SessionEvent]) -> list[LinkEvent]:
+        out: list[LinkEvent] = []
+        for event in events:
+            if isinstance(event, Delivered):
+                try:
+                    out.extend(self._message(event))
+                except (MessageError, ValueError) as error:
+                    log.warning("ignored a malformed message from the MCU: %s", error)
+            elif isinstance(event, PeerHello):
+                out.extend(self._peer_hello(event))
+            elif isinstance(event, Up):
+                hello = event.hello
+                out.append(LinkUp(hello.version, hello.boot_id, hello.card_counter))
+            elif isinstance(event, Down):
+                out.append(LinkDown(event.reason))
+        return out
+
+    def _peer_hello(self, event: PeerHello) -> list[LinkEvent]:
+        hello = event.hello
+        previous = event.previous
+        if previous is None and self._resume is not None:
+            previous, self.last_card = self._resume
+            self._resume = None
+            if previous == hello.boot_id:
+                return []  # the same MCU: its queue still holds what we have not seen
+        if previous is None:
+            return []  # first contact: the first card report sets the baseline
+        log.warning("shoe MCU restarted: boot id %#010x -> %#010x", previous, hello.boot_id)
+        self.last_card = 0  # the MCU's card counter starts at 0 at every boot
+        return [McuReset(previous, hello.boot_id)]
+
+    def _message(self, event: Delivered) -> list[LinkEvent]:
+        kind, payload = event.type, event.payload
+        if kind in (MsgType.CARD_PRESENT, MsgType.CARD_GONE):
+            return self._card(kind, unpack_counter(payload))
+        if kind == MsgType.BUTTON:
+            return [ButtonPressed(unpack_button(payload))]
+        if kind == MsgType.LID:
+            return [LidChanged(bool(payload[:1] == b"\x01"))]
+        if kind == MsgType.ERROR:
+            return [McuError(*unpack_error(payload))]
+        log.warning("ignored message type %#04x from the MCU", kind)
+        return []
+
+    def _card(self, kind: int, counter: int) -> list[LinkEvent]:
+        if kind == MsgType.CARD_GONE:
+            if self.last_card is not None and counter < self.last_card:
+                return []  # seen by this host before it restarted (see _card below)
+            return [CardGone(counter)]
+        out: list[LinkEvent] = []
+        if self.last_card is not None:
+            if counter <= self.last_card:
+                # After a host restart the MCU resends what the old process may already
+                # have journalled; the counter tells us which.
+                log.info("skipped card %d, already seen before the host restarted", counter)
+                return []
+            if counter > self.last_card + 1:
+                out.append(CardsMissed(counter - self.last_card - 1, self.last_card))
+        self.last_card = counter
+        out.append(CardPresent(counter))
+        return out
+
+    def _log_damage(self) -> None:
+        stats = self.session.reader.stats
+        damaged = stats.crc_errors + stats.bad_frames + stats.overlong
+        if damaged != self._garbage_seen:
+            log.info("skipped %d damaged frame(s) (%s)", damaged - self._garbage_seen,
+                     self.session.reader.last_error)  # fmt: skip
+            self._garbage_seen = damaged

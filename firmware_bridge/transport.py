@@ -1,0 +1,155 @@
+"""pyserial I/O for a `Link`: one thread reads, ticks the state machine and writes.
+
+The port is reopened after it fails (USB shoe unplugged, pty closed), so the service never has
+to restart for a cable. Events go to `events` (a queue.Queue) and to `on_event` if given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+import serial
+
+from firmware_bridge.link import Link
+from firmware_bridge.messages import LinkEvent
+
+log = logging.getLogger(__name__)
+
+
+class SerialTransport:
+    def __init__(
+        self,
+        port: str,
+        link: Link | None = None,
+        *,
+        baudrate: int = 115200,
+        on_event: Callable[[LinkEvent], None] | None = None,
+        on_bytes: Callable[[bytes, float], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        poll_interval: float = 0.005,
+        reopen_interval: float = 0.2,
+        serial_factory: Callable[..., serial.SerialBase] = serial.serial_for_url,
+    ):
+        self.port = port
+        self.link = link or Link()
+        self.baudrate = baudrate
+        self.on_event = on_event
+        self.on_bytes = on_bytes  # every received chunk with its clock time (for recording)
+        self.events: queue.Queue[LinkEvent] = queue.Queue()
+        self.clock = clock
+        self.poll_interval = poll_interval
+        self.reopen_interval = reopen_interval
+        self.serial_factory = serial_factory
+        self.opens = 0
+        self.last_error = ""
+        self._serial: serial.SerialBase | None = None
+        self._link_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> SerialTransport:
+        self._thread = threading.Thread(target=self._run, name="serial-link", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout=5)
+        self._close()
+
+    def __enter__(self) -> SerialTransport:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def send_lamps(self, lit: set[str] | frozenset[str]) -> None:
+        """Queue a LAMPS message (thread-safe); it is retransmitted until acknowledged."""
+        with self._link_lock:
+            self.link.send_lamps(lit, self.clock())
+            out = self.link.take_output()
+        self._write(out)
+
+    # ---- the thread -----------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if self._serial is None and not self._open():
+                self._deliver(self._step(b""))
+                self._stop.wait(self.reopen_interval)
+                continue
+            try:
+                data = self._serial.read(self._serial.in_waiting or 1)
+            except (serial.SerialException, OSError) as error:
+                self._lost(error)
+                continue
+            self._deliver(self._step(data))
+
+    def _step(self, data: bytes) -> list[LinkEvent]:
+        with self._link_lock:
+            now = self.clock()
+            if data and self.on_bytes is not None:
+                self.on_bytes(data, now)
+            events = self.link.feed(data, now) if data else []
+            events += self.link.tick(now)
+            out = self.link.take_output()
+        self._write(out)
+        return events
+
+    def _open(self) -> bool:
+        try:
+            port = self.serial_factory(
+                self.port, baudrate=self.baudrate, timeout=self.poll_interval
+            )
+        except (serial.SerialException, OSError, ValueError) as error:
+            if str(error) != self.last_error:
+                log.warning("cannot open %s: %s", self.port, error)
+                self.last_error = str(error)
+            return False
+        self.opens += 1
+        self.last_error = ""
+        with contextlib.suppress(AttributeError, serial.SerialException):
+            port.reset_input_buffer()  # stale bytes from before an unplug are not worth parsing
+        self._serial = port
+        self._write(b"\x00")  # ends any partial frame the MCU had started to receive
+        log.info("opened %s", self.port)
+        return True
+
+    def _lost(self, error: Exception) -> None:
+        log.warning("lost %s: %s", self.port, error)
+        self.last_error = str(error)
+        self._close()
+        with self._link_lock:
+            events = self.link.port_lost(f"serial port lost: {error}")
+        self._deliver(events)
+
+    def _close(self) -> None:
+        with self._write_lock:
+            port, self._serial = self._serial, None
+            if port is not None:
+                with contextlib.suppress(Exception):
+                    port.close()
+
+    def _write(self, data: bytes) -> None:
+        if not data:
+            return
+        with self._write_lock:
+            if self._serial is None:
+                return  # unacked frames are retransmitted once the port is back
+            try:
+                self._serial.write(data)
+            except (serial.SerialException, OSError) as error:
+                log.warning("write to %s failed: %s", self.port, error)
+
+    def _deliver(self, events: list[LinkEvent]) -> None:
+        for event in events:
+            self.events.put(event)
+            if self.on_event is not None:
+                self.on_event(event)

@@ -1,0 +1,260 @@
+"""Camera sources behind one interface: `FrameSource`, frames with timestamps, never a hang.
+
+Each source has a `grab()` that returns one image (a numpy array, BGR like OpenCV) or None
+at the end of a recording, and may block or fail. `FrameSource` runs `grab` in its own
+thread and hands frames over through a small queue, so `read()` waits at most `stale_after`
+seconds and then raises `CameraStalledError`: a stuck driver or a dead stream is reported,
+not hung on. Live sources keep only the newest frames and reconnect after errors; recorded
+and synthetic sources keep every frame in order.
+
+Kinds (`open_camera(kind, **options)`):
+  v4l2       USB/CSI camera through cv2.VideoCapture(..., cv2.CAP_V4L2)  camera_live.py
+  picamera2  Pi camera on Bookworm (libcamera), picamera2 from apt       camera_live.py
+  http       MJPEG over HTTP (multipart/x-mixed-replace)                 camera_mjpeg.py
+  file       a recorded video, or a folder of image files in name order  here
+  synthetic  any iterable or callable of numpy frames (the simulator)   here
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hardware.errors import CameraError, CameraStalledError, HardwareConfigError
+
+log = logging.getLogger(__name__)
+
+IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
+
+
+@dataclass(frozen=True)
+class Frame:
+    image: np.ndarray
+    at: float  # clock time at which the frame was grabbed
+    index: int  # 0, 1, 2 ... in the order grabbed (gaps: frames dropped for being stale)
+
+
+_END = object()
+
+
+class FrameSource:
+    """Base class: subclasses implement `grab()`, and `release()` if they hold a device."""
+
+    live = True  # live: drop old frames, reconnect on errors; recorded: keep all, stop on error
+
+    def __init__(
+        self,
+        *,
+        stale_after: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+        reconnect_after: float = 0.5,
+        queue_size: int | None = None,
+    ):
+        self.stale_after = stale_after
+        self.clock = clock
+        self.reconnect_after = reconnect_after
+        self.status = "starting"  # starting, ok, stale, reconnecting, ended, failed, closed
+        self.last_error = ""
+        # Live: the newest frames only (a reader that fell behind skips to now).
+        self._queue: queue.Queue = queue.Queue(maxsize=queue_size or (2 if self.live else 8))
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._index = 0
+
+    # ---- to implement ---------------------------------------------------------------------
+
+    def grab(self) -> np.ndarray | None:
+        raise NotImplementedError
+
+    def open(self) -> None:
+        """(Re)connect to the device; called in the reader thread before grabbing."""
+
+    def release(self) -> None:
+        """Let go of the device."""
+
+    # ---- the interface --------------------------------------------------------------------
+
+    def start(self) -> FrameSource:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name=f"camera-{self}", daemon=True)
+            self._thread.start()
+        return self
+
+    def read(self, timeout: float | None = None) -> Frame | None:
+        """The next frame; None once a recording has ended. Raises CameraStalledError if no
+        frame comes within `timeout` (default `stale_after`), CameraError if it failed."""
+        self.start()
+        wait = self.stale_after if timeout is None else timeout
+        try:
+            item = self._queue.get(timeout=wait)
+        except queue.Empty:
+            if self.status == "failed":
+                raise CameraError(f"{self}: {self.last_error}") from None
+            self.status = "stale"
+            detail = f" (last error: {self.last_error})" if self.last_error else ""
+            raise CameraStalledError(f"{self}: no frame for {wait * 1000:.0f} ms{detail}") from None
+        if item is _END:
+            self.status = "ended"
+            self._queue.put(_END)  # later reads see the end too
+            return None
+        if isinstance(item, Exception):
+            self.status = "failed"
+            raise CameraError(f"{self}: {item}") from item
+        self.status = "ok"
+        return item
+
+    def __iter__(self) -> Iterator[Frame]:
+        while (frame := self.read()) is not None:
+            yield frame
+
+    def close(self) -> None:
+        self._stop.set()
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self._queue.get_nowait()  # unblock a reader thread waiting to put
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        self.release()
+        self.status = "closed"
+
+    def __enter__(self) -> FrameSource:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __str__(self) -> str:
+        return type(self).__name__
+
+    # ---- the reader thread ----------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.open()
+                while not self._stop.is_set():
+                    image = self.grab()
+                    if image is None:
+                        self._put(_END)
+                        return
+                    self._put(Frame(image, self.clock(), self._index))
+                    self._index += 1
+            except Exception as error:  # any driver error: report it, and retry if live
+                self.last_error = f"{type(error).__name__}: {error}"
+                if not self.live:
+                    self._put(error)
+                    return
+                log.warning("%s: %s; reconnecting", self, self.last_error)
+                self.status = "reconnecting"
+                with contextlib.suppress(Exception):
+                    self.release()
+                self._stop.wait(self.reconnect_after)
+
+    def _put(self, item) -> None:
+        if self.live and isinstance(item, Frame):
+            if self._queue.full():
+                with contextlib.suppress(queue.Empty):
+                    self._queue.get_nowait()  # the newest frame matters, not a backlog
+            self._queue.put(item)
+            return
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return
+            except queue.Full:
+                continue
+
+
+class SyntheticSource(FrameSource):
+    """Frames from any iterable, or a callable returning a frame (None: the end)."""
+
+    live = False
+
+    def __init__(self, frames: Iterable[np.ndarray] | Callable[[], np.ndarray | None], **kw):
+        super().__init__(**kw)
+        self._next = frames if callable(frames) else iter(frames).__next__
+
+    def grab(self) -> np.ndarray | None:
+        try:
+            return self._next()
+        except StopIteration:
+            return None
+
+
+class FileSource(FrameSource):
+    """A recorded video (anything cv2.VideoCapture reads) or a folder of image files."""
+
+    live = False
+
+    def __init__(self, path: str | Path, **kw):
+        super().__init__(**kw)
+        self.path = Path(path)
+        if not self.path.exists():
+            raise HardwareConfigError(f"camera file {str(self.path)!r} does not exist")
+        self._files: Iterator[Path] | None = None
+        self._capture = None
+        if self.path.is_dir():
+            files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+            if not files:
+                raise HardwareConfigError(f"camera folder {str(self.path)!r} has no images")
+            self._files = iter(files)
+
+    def open(self) -> None:
+        if self._files is None and self._capture is None:
+            import cv2
+
+            self._capture = cv2.VideoCapture(str(self.path))
+            if not self._capture.isOpened():
+                raise CameraError(f"cannot read video {str(self.path)!r}")
+
+    def grab(self) -> np.ndarray | None:
+        import cv2
+
+        if self._files is not None:
+            path = next(self._files, None)
+            if path is None:
+                return None
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                raise CameraError(f"cannot decode image {str(path)!r}")
+            return image
+        ok, image = self._capture.read()
+        return image if ok else None
+
+    def release(self) -> None:
+        if self._capture is not None:
+            self._capture.release()
+
+    def __str__(self) -> str:
+        return f"file {self.path}"
+
+
+KINDS = {
+    "synthetic": "hardware.camera:SyntheticSource",
+    "file": "hardware.camera:FileSource",
+    "v4l2": "hardware.camera_live:V4l2Source",
+    "picamera2": "hardware.camera_live:Picamera2Source",
+    "http": "hardware.camera_mjpeg:MjpegSource",
+}
+
+
+def open_camera(kind: str, **options) -> FrameSource:
+    """A started source of the given kind; options are the class's keyword arguments."""
+    if kind not in KINDS:
+        raise HardwareConfigError(f"camera kind {kind!r} is unknown; choose one of: "
+                                  f"{', '.join(KINDS)}")  # fmt: skip
+    module_name, class_name = KINDS[kind].split(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    try:
+        return cls(**options).start()
+    except TypeError as error:
+        raise HardwareConfigError(f"camera kind {kind!r}: {error}") from error

@@ -1,0 +1,62 @@
+import argparse
+import io
+import threading
+
+from controller.commands import emulate_shoe
+from firmware_bridge.messages import ButtonPressed, CardGone, CardPresent, LidChanged, LinkUp
+
+
+def parse(*argv):
+    parser = argparse.ArgumentParser()
+    emulate_shoe.register(parser.add_subparsers())
+    return parser.parse_args(["emulate-shoe", *argv])
+
+
+def test_options_parse_and_help_lists_the_stdin_commands():
+    args = parse("--pty", "--link", "/tmp/x", "--interval", "0.5", "--cards", "3")
+    assert (args.link, args.interval, args.cards, args.func) == (
+        "/tmp/x", 0.5, 3, emulate_shoe.run,
+    )  # fmt: skip
+    assert "lid open|closed" in emulate_shoe.COMMANDS and "new_shoe" in emulate_shoe.COMMANDS
+
+
+def test_bad_damage_rate_is_refused_with_status_2(capsys):
+    assert emulate_shoe.run(parse("--damage", "1.5")) == 2
+    assert "--damage" in capsys.readouterr().err
+
+
+def test_stdin_commands_drive_the_emulated_shoe_seen_by_the_host(rig):
+    shoe, transport, got = rig()
+    out = io.StringIO()
+    script = ["card 2", "button acknowledge", "lid open", "# a comment", "lid ajar", "quit",
+              "card 5"]  # fmt: skip
+    emulate_shoe.serve(shoe, script, out)
+    got.until(lambda events: any(isinstance(e, LidChanged) for e in events))
+    assert got.events == [
+        LinkUp("sabot-emu 1.0", shoe.emulator.session.boot_id, 0),
+        CardPresent(1), CardGone(1), CardPresent(2), CardGone(2),
+        ButtonPressed("acknowledge"), LidChanged(True),
+    ]  # fmt: skip
+    lines = out.getvalue().splitlines()
+    assert lines[:2] == ["dealt: 1", "dealt: 2"]
+    assert lines[2].startswith("error: 'lid ajar'")
+    assert len(lines) == 3  # nothing after quit
+
+
+def test_status_and_watch_report_lamps_sent_by_the_host(rig):
+    shoe, transport, _ = rig()
+    out = io.StringIO()
+    stop = threading.Event()
+    watcher = threading.Thread(target=emulate_shoe.watch, args=(shoe, out, stop))
+    watcher.start()
+    transport.send_lamps({"fault", "shuffle"})
+    for _ in range(500):
+        if shoe.emulator.lamps:
+            break
+        stop.wait(0.01)
+    stop.wait(0.1)
+    stop.set()
+    watcher.join()
+    emulate_shoe.obey(shoe, ["status"], out)
+    assert "lamps: fault shuffle" in out.getvalue().splitlines()
+    assert "link=up" in out.getvalue() and "lamps=fault shuffle" in out.getvalue()

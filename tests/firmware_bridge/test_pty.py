@@ -1,0 +1,114 @@
+"""The host transport (pyserial) against the emulator on a real pseudo-terminal (see the
+`rig` fixture in conftest.py)."""
+
+import os
+import time
+
+import serial
+
+from firmware_bridge.faults import Faults
+from firmware_bridge.link import Link
+from firmware_bridge.messages import CardGone, CardPresent, CardsMissed, LinkDown, LinkUp, McuReset
+from firmware_bridge.transport import SerialTransport
+
+from .ptyrig import FAST, count
+
+
+def test_ten_thousand_cards_with_five_percent_damaged_frames_arrive_exactly_once(rig):
+    shoe, transport, got = rig(faults=Faults.damaged(0.05), seed=2026)
+    cards = 10_000
+    for _ in range(cards):
+        shoe.deal_card()
+    got.until(count(CardGone, cards), limit=60)
+    assert [e.counter for e in got.of(CardPresent)] == list(range(1, cards + 1))
+    assert [e.counter for e in got.of(CardGone)] == list(range(1, cards + 1))
+    assert got.of(CardsMissed) == []
+    damaged = shoe.to_host.stats.damaged + shoe.to_mcu.stats.damaged
+    frames = shoe.to_host.stats.frames + shoe.to_mcu.stats.frames
+    assert 0.04 < damaged / frames < 0.06
+    stats = transport.link.stats
+    assert stats["crc_errors"] + stats["bad_frames"] > 0 and stats["duplicates"] > 0
+
+
+def test_lamps_sent_by_the_host_reach_the_emulator(rig):
+    shoe, transport, _ = rig(faults=Faults.damaged(0.1))
+    for lit in ({"player_draw"}, {"banker_stand", "fault"}, set()):
+        transport.send_lamps(lit)
+    deadline = time.monotonic() + 10
+    while len(shoe.emulator.lamp_history) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert shoe.emulator.lamp_history == [
+        frozenset({"player_draw"}),
+        frozenset({"banker_stand", "fault"}),
+        frozenset(),
+    ]
+
+
+def test_unplug_and_replug_reopens_the_port_and_loses_nothing(rig):
+    shoe, transport, got = rig(queue_limit=1000)
+    for _ in range(10):
+        shoe.deal_card()
+    got.until(count(CardGone, 10))
+    shoe.unplug()
+    got.until(lambda events: any("serial port lost" in e.reason for e in got.of(LinkDown)))
+    for _ in range(10):
+        shoe.deal_card()  # dealt while unplugged: the MCU queues them
+    shoe.replug()
+    got.until(count(CardGone, 20))
+    assert [e.counter for e in got.of(CardPresent)] == list(range(1, 21))
+    assert transport.opens >= 2
+    assert os.path.realpath(shoe.device).startswith("/dev/pts/")
+
+
+def test_mcu_reset_over_the_pty_is_reported_and_cards_restart_at_one(rig):
+    shoe, transport, got = rig()
+    shoe.deal_card()
+    got.until(count(CardGone, 1))
+    shoe.reset()
+    got.until(count(McuReset, 1))
+    shoe.deal_card()
+    got.until(count(CardGone, 2))
+    assert [e.counter for e in got.of(CardPresent)] == [1, 1]
+    assert got.of(CardsMissed) == []
+    assert got.of(LinkUp)[-1].boot_id == shoe.emulator.session.boot_id != got.of(LinkUp)[0].boot_id
+
+
+def test_heartbeat_loss_takes_the_link_down_and_it_recovers_when_frames_flow(rig):
+    shoe, transport, got = rig()
+    shoe.to_host.faults = Faults(drop=1.0)  # the MCU's transmit line goes dead
+    got.until(lambda events: any("no valid frame" in e.reason for e in got.of(LinkDown)))
+    assert not transport.link.up
+    shoe.deal_card()
+    shoe.to_host.faults = Faults()
+    got.until(count(CardGone, 1))
+    assert got.events[-3:] == [LinkUp("sabot-emu 1.0", shoe.emulator.session.boot_id, 0),
+                               CardPresent(1), CardGone(1)]  # fmt: skip
+
+
+def test_delayed_frames_still_arrive_in_order(rig, tmp_path):
+    shoe, _, got = rig()
+    shoe.delay = 0.03  # a slow USB hub, a busy MCU: latency, never reordering
+    for _ in range(50):
+        shoe.deal_card()
+    got.until(count(CardGone, 50))
+    assert [e.counter for e in got.of(CardPresent)] == list(range(1, 51))
+
+
+def test_garbage_written_straight_into_the_line_is_skipped(rig):
+    shoe, transport, got = rig()
+    with serial.Serial(os.path.realpath(shoe.device)) as _:
+        pass  # a second opener (e.g. a curious operator) must not disturb the link
+    shoe.emulator.session._out.append(b"\x13\x37garbage\x00\x01\x02")
+    shoe.deal_card()
+    got.until(count(CardGone, 1))
+    assert got.of(CardPresent) == [CardPresent(1)]
+    assert transport.link.stats["bad_frames"] + transport.link.stats["crc_errors"] >= 1
+
+
+def test_transport_keeps_retrying_a_missing_port_without_raising(tmp_path):
+    transport = SerialTransport(str(tmp_path / "absent"), Link(timing=FAST), reopen_interval=0.01)
+    with transport:
+        deadline = time.monotonic() + 5
+        while not transport.last_error and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert "absent" in transport.last_error and transport.opens == 0

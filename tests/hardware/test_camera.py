@@ -1,0 +1,163 @@
+import sys
+import threading
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.camera import FileSource, SyntheticSource, open_camera
+from hardware.errors import (
+    BackendUnavailableError,
+    CameraError,
+    CameraStalledError,
+    HardwareConfigError,
+)
+
+
+def solid(value, shape=(48, 64, 3)):
+    return np.full(shape, value, np.uint8)
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        self.now += 0.25
+        return self.now
+
+
+def test_synthetic_source_delivers_every_frame_in_order_with_timestamps_then_ends():
+    with open_camera("synthetic", frames=[solid(v) for v in (10, 20, 30)], clock=Clock()) as cam:
+        frames = list(cam)
+        assert cam.read() is None and cam.status == "ended"
+    assert [int(f.image[0, 0, 0]) for f in frames] == [10, 20, 30]
+    assert [f.index for f in frames] == [0, 1, 2]
+    assert [f.at for f in frames] == [0.25, 0.5, 0.75]
+
+
+def test_a_source_that_stops_delivering_is_reported_stale_not_hung_on():
+    release = threading.Event()
+    frames = iter([solid(1)])
+
+    def grab():
+        frame = next(frames, None)
+        if frame is None:
+            release.wait()  # a driver stuck in a blocking call
+        return frame
+
+    cam = SyntheticSource(grab, stale_after=0.05).start()
+    assert cam.read() is not None
+    with pytest.raises(CameraStalledError, match="no frame for 50 ms"):
+        cam.read()
+    assert cam.status == "stale"
+    release.set()
+    cam.close()
+
+
+def test_a_failing_recorded_source_raises_camera_error():
+    def grab():
+        raise OSError("disk gone")
+
+    with SyntheticSource(grab) as cam, pytest.raises(CameraError, match="disk gone"):
+        cam.read()
+
+
+def test_folder_of_frames_is_read_in_name_order(tmp_path):
+    for name, value in (("b.png", 200), ("a.png", 100), ("c.jpg", 50)):
+        cv2.imwrite(str(tmp_path / name), solid(value))
+    (tmp_path / "notes.txt").write_text("ignored")
+    with FileSource(tmp_path) as cam:
+        values = [int(f.image[0, 0, 0]) for f in cam]
+    assert values[:2] == [100, 200] and abs(values[2] - 50) <= 3
+
+
+def test_video_file_is_read_to_its_end(tmp_path):
+    path = tmp_path / "session.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    assert writer.isOpened()
+    for value in range(0, 250, 50):
+        writer.write(solid(value))
+    writer.release()
+    with open_camera("file", path=path) as cam:
+        frames = list(cam)
+    assert len(frames) == 5 and frames[0].image.shape == (48, 64, 3)
+    assert abs(int(frames[-1].image[20, 20, 0]) - 200) <= 5
+
+
+def test_config_errors_name_the_problem(tmp_path):
+    with pytest.raises(HardwareConfigError, match="'webcam'"):
+        open_camera("webcam")
+    with pytest.raises(HardwareConfigError, match="does not exist"):
+        open_camera("file", path=tmp_path / "absent.avi")
+    with pytest.raises(HardwareConfigError, match="no images"):
+        open_camera("file", path=tmp_path)
+    with pytest.raises(HardwareConfigError, match="'http'.*zoom"):
+        open_camera("http", url="http://127.0.0.1:9/", zoom=2)
+    with pytest.raises(HardwareConfigError, match="http://"):
+        open_camera("http", url="rtsp://camera/stream")
+
+
+class FakeCapture:
+    """cv2.VideoCapture stand-in: `frames` then failures; records how it was opened."""
+
+    opened = []
+
+    def __init__(self, device, api):
+        self.opened.append((device, api))
+        self.frames = [solid(7), solid(8)] if len(self.opened) == 1 else [solid(9)]
+        self.props = {}
+
+    def isOpened(self):  # noqa: N802 - OpenCV's name
+        return True
+
+    def set(self, prop, value):
+        self.props[prop] = value
+
+    def read(self):
+        if self.frames:
+            return True, self.frames.pop(0)
+        return False, None
+
+    def release(self):
+        pass
+
+
+def test_v4l2_source_opens_with_cap_v4l2_and_reconnects_after_a_failed_read(mocker):
+    FakeCapture.opened = []
+    mocker.patch("cv2.VideoCapture", FakeCapture)
+    with open_camera("v4l2", device="/dev/video0", width=640, reconnect_after=0.01) as cam:
+        values = [int(cam.read(timeout=5).image[0, 0, 0]) for _ in range(3)]
+    assert values == [7, 8, 9]
+    assert FakeCapture.opened[0] == ("/dev/video0", cv2.CAP_V4L2)
+    assert len(FakeCapture.opened) >= 2
+    assert "returned no frame" in cam.last_error
+
+
+def test_v4l2_device_that_cannot_open_reads_as_stale_naming_the_device(mocker):
+    capture = mocker.patch("cv2.VideoCapture")
+    capture.return_value.isOpened.return_value = False
+    cam = open_camera("v4l2", device=3, stale_after=0.2, reconnect_after=0.01)
+    with cam, pytest.raises(CameraStalledError, match="cannot open V4L2 device 3"):
+        cam.read()
+
+
+def test_picamera2_source_configures_bgr_video_and_delivers_arrays(mocker):
+    module = mocker.MagicMock()
+    camera = module.Picamera2.return_value
+    camera.capture_array.return_value = solid(42)
+    mocker.patch.dict(sys.modules, {"picamera2": module})
+    with open_camera("picamera2", width=640, height=480) as cam:
+        frame = cam.read(timeout=5)
+    assert int(frame.image[0, 0, 0]) == 42
+    camera.create_video_configuration.assert_called_with(
+        main={"size": (640, 480), "format": "RGB888"}
+    )
+    camera.start.assert_called_once()
+    camera.close.assert_called()
+
+
+def test_picamera2_missing_is_a_start_up_error_saying_how_to_install(mocker):
+    mocker.patch.dict(sys.modules, {"picamera2": None})
+    with pytest.raises(BackendUnavailableError, match="python3-picamera2"):
+        open_camera("picamera2")
