@@ -6,6 +6,7 @@ from the same table, and a test keeps the two in step).
 
 from __future__ import annotations
 
+import copy
 import tomllib
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,15 @@ class Key:
     meaning: str
     choices: tuple = ()
 
+
+# The reference wiring of docs/deploy.md; `fault` on BCM 4, pulled up at reset (fail safe).
+DEFAULT_LAMP_PINS = {
+    "fault": 4, "player_draw": 17, "player_stand": 27, "banker_draw": 22, "banker_stand": 10,
+    "player_win": 9, "banker_win": 11, "tie": 12, "last_coup": 13, "no_bets": 18,
+    "shuffle": 19,
+}
+DEFAULT_BUTTON_PINS = {"no_more_bets": 23, "card_disclosed": 24, "acknowledge": 25,
+                       "new_shoe": 16}
 
 SCHEMA: dict[str, dict[str, Key]] = {
     "table": {
@@ -50,14 +60,16 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "gpio": {
         "backend": Key(str, "rpigpio", "lamp and button backend", ("rpigpio", "fake")),
-        "lamps": Key(dict, {}, "lamp name -> BCM pin (see docs/deploy.md)"),
-        "buttons": Key(dict, {}, "button name -> BCM pin"),
+        "debounce_ms": Key((int, float), 30, "button debounce time"),
+        "lamps": Key(dict, DEFAULT_LAMP_PINS, "lamp name -> BCM pin, or { pin = N, "
+                     "active_low = true } (wiring and fail-safe polarity: docs/deploy.md)"),
+        "buttons": Key(dict, DEFAULT_BUTTON_PINS, "button name -> BCM pin"),
     },
 }
 
 
 def defaults() -> dict[str, dict[str, Any]]:
-    return {section: {name: key.default for name, key in keys.items()}
+    return {section: {name: copy.deepcopy(key.default) for name, key in keys.items()}
             for section, keys in SCHEMA.items()}
 
 
@@ -122,10 +134,18 @@ def example_toml() -> str:
     lines = ["# Sabot configuration (sabot run --config PATH). Every key, with its default.", ""]
     for section, keys in SCHEMA.items():
         lines.append(f"[{section}]")
+        tables = []
         for name, key in keys.items():
             choices = f" ({' | '.join(key.choices)})" if key.choices else ""
+            if isinstance(key.default, dict):
+                tables.append((name, key, choices))
+                continue
             lines.append(f"# {key.meaning}{choices}")
             lines.append(f"{name} = {_toml_value(key.default)}")
+        for name, key, choices in tables:
+            lines.append(f"# {key.meaning}{choices}")
+            lines.append(f"[{section}.{name}]")
+            lines.extend(f"{k} = {_toml_value(v)}" for k, v in key.default.items())
         lines.append("")
     return "\n".join(lines)
 

@@ -69,3 +69,16 @@ class TableService:
     def _show_lamps(self) -> None:
         if self._lamps is not None:
             self._lamps.show(self.table.lamps())
+
+
+class LampFanout:
+    """Lamps on the Pi's GPIO and, for shoes wired that way, on the microcontroller."""
+
+    def __init__(self, *outputs):
+        self.outputs = outputs
+        self.shown: frozenset[str] = frozenset()
+
+    def show(self, lit: frozenset[str]) -> None:
+        self.shown = frozenset(lit)
+        for output in self.outputs:
+            output(lit)

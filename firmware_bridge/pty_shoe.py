@@ -106,6 +106,16 @@ class PtyShoe:
         self._wake()
         return counter
 
+    def card_present(self) -> int:
+        """Cover the card sensor (a card starts to leave the shoe); returns its counter."""
+        counter = self.emulator.card_present(self.clock())
+        self._wake()
+        return counter
+
+    def card_gone(self) -> None:
+        self.emulator.card_gone(self.clock())
+        self._wake()
+
     def press(self, button: str) -> None:
         self.emulator.press(button, self.clock())
         self._wake()

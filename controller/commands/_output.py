@@ -7,6 +7,10 @@ import sys
 from collections.abc import Callable
 
 from controller.render import describe, summary
+from controller.state import BURN, ROUND
+from controller.table import Table
+
+EXIT_OK, EXIT_OUT_OF_CARDS, EXIT_HALTED = 0, 3, 4
 
 
 class EventPrinter:
@@ -32,3 +36,21 @@ class EventPrinter:
 
 
 Printer = Callable[[dict], None]
+
+
+def finish(table: Table, printer: Printer) -> int:
+    """Say how the input ended if it left the table in the middle of something."""
+    status = EXIT_OK
+    state = table.state
+    if state.halted:
+        printer({"event": "input_end", "round": state.round_number, "phase": state.phase,
+                 "reason": f"the input ended with the table halted on {len(state.faults)} "
+                 f"fault(s), the first: {state.faults[0]}"})
+        status = EXIT_HALTED
+    elif state.phase in (ROUND, BURN) and (state.player or state.burn_cards):
+        where = f"round {state.round_number}" if state.phase == ROUND else "the burn"
+        printer({"event": "input_end", "round": state.round_number, "phase": state.phase,
+                 "reason": f"the cards ran out in the middle of {where}"})
+        status = EXIT_OUT_OF_CARDS
+    printer.close()
+    return status

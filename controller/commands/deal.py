@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import sys
 
-from controller.commands._output import EventPrinter, Printer
+from controller.commands._output import EventPrinter, finish
 from controller.errors import InputError, JournalError
 from controller.journal import Journal
 from controller.script import parse_script, uses_no_more_bets
 from controller.service import TableService
-from controller.state import BURN, ROUND
 from controller.table import Table
-
-EXIT_OK, EXIT_OUT_OF_CARDS, EXIT_HALTED = 0, 3, 4
 
 
 def register(subparsers) -> None:
@@ -63,7 +60,7 @@ def run(args) -> int:
         for step in steps:
             for event in table.apply(step.observation):
                 printer(event)
-        return _finish(table, printer)
+        return finish(table, printer)
     with Journal(args.journal) as journal:
         service = TableService(journal, settings)
         done = service.recover()
@@ -76,7 +73,7 @@ def run(args) -> int:
         for step in steps[len(done):]:
             for event in service.handle(step.observation):
                 printer(event)
-        return _finish(service.table, printer)
+        return finish(service.table, printer)
 
 
 def _check_same_input(path: str, journaled: list, observations: list) -> None:
@@ -87,20 +84,3 @@ def _check_same_input(path: str, journaled: list, observations: list) -> None:
         if old != new:
             raise JournalError(f"{path}: observation {index} of the journal is {old}, the "
                                f"input has {new}: the journal belongs to another input")
-
-
-def _finish(table: Table, printer: Printer) -> int:
-    """Say how the input ended if it left the table in the middle of something."""
-    status = EXIT_OK
-    state = table.state
-    if state.halted:
-        printer({"event": "input_end", "round": state.round_number, "phase": state.phase,
-                 "reason": "the input ended with the table halted: " + "; ".join(state.faults)})
-        status = EXIT_HALTED
-    elif state.phase in (ROUND, BURN) and (state.player or state.burn_cards):
-        where = f"round {state.round_number}" if state.phase == ROUND else "the burn"
-        printer({"event": "input_end", "round": state.round_number, "phase": state.phase,
-                 "reason": f"the cards ran out in the middle of {where}"})
-        status = EXIT_OUT_OF_CARDS
-    printer.close()
-    return status

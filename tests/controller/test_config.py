@@ -11,7 +11,7 @@ def test_example_config_documents_every_key_and_loads(tmp_path):
     for section, keys in SCHEMA.items():
         assert f"[{section}]" in text
         for name in keys:
-            assert f"\n{name} = " in text
+            assert f"\n{name} = " in text or f"[{section}.{name}]" in text
     path = tmp_path / "config.toml"
     path.write_text(text)
     config = load_config(str(path))
