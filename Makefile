@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/sabot shuffle --decks 8 | $(BIN)/sabot deal -
+	$(BIN)/sabot simulate
 
 test: $(STAMP)
 	$(BIN)/ruff check .

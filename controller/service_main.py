@@ -1,0 +1,131 @@
+"""`sabot run`: the real service, assembled from the config.
+
+Order matters: lamps first (they start in the fail-safe state), then the journal is replayed
+and the lamps restored, then the drivers start, then systemd hears READY. The main loop pings
+the systemd watchdog only while camera frames and the link are fresh. SIGTERM: the drivers
+stop, what is queued is journaled and applied, the lamps go to the fail-safe state.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+
+from controller.errors import ConfigError
+from controller.journal import Journal
+from controller.pipeline import Pipeline
+from controller.runtime import ShoeRuntime
+from controller.service import LampFanout, TableService
+from firmware_bridge.link import Link
+from firmware_bridge.transport import SerialTransport
+from hardware import failsafe, systemd
+from hardware.camera import open_camera
+from hardware.panel import open_panel
+from vision.profile import load_profile
+from vision.reader import Reader
+from vision.tracker import Tracker
+
+log = logging.getLogger("sabot")
+HEALTH_PERIOD = 0.25
+
+
+def camera_options(camera: dict) -> tuple[str, dict]:
+    kind = camera["source"]
+    options: dict = {"stale_after": float(camera["stale_after_s"])}
+    required = {"v4l2": "device", "http": "url", "file": "path"}
+    if kind in required:
+        key = required[kind]
+        if not camera[key]:
+            raise ConfigError(f"[camera] source = {kind!r} needs [camera] {key}")
+        options[key] = camera[key]
+    if kind == "synthetic":
+        raise ConfigError("[camera] source = 'synthetic' is for `sabot simulate`; a live "
+                          "table needs v4l2, picamera2, http or file")
+    return kind, options
+
+
+class Service:
+    def __init__(self, config: dict, stop: threading.Event | None = None):
+        self.config = config
+        self.stop = stop or threading.Event()
+        table = config["table"]
+        self.settings = {"decks": table["decks"], "style": table["style"],
+                         "require_no_more_bets": table["require_no_more_bets"]}
+        self.runtime: ShoeRuntime | None = None
+
+    def run(self) -> int:
+        config = self.config
+        panel = open_panel(config["gpio"], on_press=lambda event: self._button(event.name))
+        uninstall = failsafe.install(panel.lamps)
+        transport = None
+        try:
+            journal_dir = os.path.dirname(config["journal"]["path"]) or "."
+            os.makedirs(journal_dir, exist_ok=True)
+            journal = Journal(config["journal"]["path"])
+            outputs = [panel.lamps.show]
+            if config["serial"]["enabled"]:
+                transport = SerialTransport(config["serial"]["port"], Link(),
+                                            baudrate=config["serial"]["baud"])
+                outputs.append(transport.send_lamps)
+            service = TableService(journal, self.settings, lamps=LampFanout(*outputs))
+            done = service.recover()
+            log.info("journal %s: %d observations replayed; lamps %s", journal.path, len(done),
+                     sorted(service.table.lamps()))
+            tracker = Tracker(Reader(load_profile(config["camera"]["profile"])))
+            kind, options = camera_options(config["camera"])
+            camera = open_camera(kind, **options)
+            pipeline = Pipeline(service).start()
+            self.runtime = ShoeRuntime(pipeline, tracker, camera,
+                                       window=tuple(config["camera"]["window"]),
+                                       on_status=log.warning).start()
+            if transport is not None:
+                transport.on_event = self.runtime.on_link_event
+                transport.start()
+            systemd.notify(f"READY=1\nSTATUS=table {config['table']['id']}: "
+                           f"{len(done)} observations recovered")
+            self._main_loop(camera)
+            systemd.notify("STOPPING=1")
+            self.runtime.stop()
+            if transport is not None:
+                transport.stop()
+            camera.close()
+            pipeline.stop()  # what is queued is journaled and applied before we go
+            journal.close()
+            if pipeline.error is not None:
+                raise pipeline.error
+        finally:
+            panel.close()
+            uninstall()
+        return 0
+
+    def _main_loop(self, camera) -> None:
+        watchdog = systemd.watchdog_period()
+        while not self.stop.wait(HEALTH_PERIOD):
+            if watchdog and self._healthy(camera):
+                systemd.notify("WATCHDOG=1")
+
+    def _healthy(self, camera) -> bool:
+        link_ok = not self.config["serial"]["enabled"] or self.runtime.link_up
+        return camera.status == "ok" and link_ok
+
+    def _button(self, name: str) -> None:
+        if self.runtime is not None:
+            self.runtime.on_button(name)
+
+
+def serve(config: dict) -> int:
+    stop = threading.Event()
+
+    def request_stop(signum, frame):
+        log.info("signal %s: stopping", signal.Signals(signum).name)
+        stop.set()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, request_stop)
+    started = time.monotonic()
+    status = Service(config, stop).run()
+    log.info("stopped after %.1f s", time.monotonic() - started)
+    return status

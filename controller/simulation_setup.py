@@ -1,0 +1,165 @@
+"""Assembling `sabot simulate`: every real component, with emulated hardware around it."""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+import threading
+from contextlib import ExitStack
+from pathlib import Path
+
+import numpy as np
+
+from controller import observations as obs
+from controller.commands.deal import read_input
+from controller.config import DEFAULT_BUTTON_PINS, DEFAULT_LAMP_PINS
+from controller.journal import Journal
+from controller.live_view import table_view
+from controller.pipeline import Pipeline
+from controller.runtime import ShoeRuntime
+from controller.script import parse_script, uses_no_more_bets
+from controller.service import LampFanout, TableService
+from controller.shoe import dealt_until_shoe_end, shuffled_shoe
+from controller.simulator import (
+    OVER_WINDOW,
+    UNDER_WINDOW,
+    Dealer,
+    DealerTiming,
+    FrameFeed,
+    Stopwatch,
+)
+from controller.table import Table
+from firmware_bridge.emulator import ShoeEmulator
+from firmware_bridge.link import Link
+from firmware_bridge.pty_shoe import PtyShoe
+from firmware_bridge.transport import SerialTransport
+from hardware.camera import open_camera
+from hardware.panel import open_panel
+from vision.decks import load_deck, synthetic_deck
+from vision.enrol import enrol
+from vision.reader import Reader
+from vision.synth import write_samples
+from vision.tracker import Tracker
+
+CARD_KINDS = (obs.Card, obs.Cut, obs.Unreadable)
+
+
+def load_observations(shoe: str | None, decks: int, style: str, seed: int | None):
+    """The card order to deal and the table settings it implies."""
+    if shoe is None:
+        observations = dealt_until_shoe_end(shuffled_shoe(decks, seed=seed), decks)
+        uses_nmb = False
+    else:
+        text, source = read_input(shoe)
+        steps = parse_script(text, source)
+        observations = [step.observation for step in steps]
+        uses_nmb = uses_no_more_bets(steps)
+    settings = {"decks": decks, "style": style, "require_no_more_bets": uses_nmb}
+    Table(**settings)  # validate before any thread starts
+    return observations, settings
+
+
+def enrolled_reader(deck) -> Reader:
+    """What an operator does once per deck design: capture the samples, enrol them."""
+    with tempfile.TemporaryDirectory(prefix="sabot-enrol-") as samples:
+        write_samples(deck, Path(samples))
+        return Reader(enrol(samples))
+
+
+class Simulation:
+    def __init__(self, settings, journal_path, deck_name, seed, speed, sink):
+        self._stack = ExitStack()
+        self.deck = synthetic_deck() if deck_name == "synthetic" else load_deck(
+            None if deck_name == "shared" else deck_name)
+        self.tracker = Tracker(enrolled_reader(self.deck))
+        self.panel = open_panel({"backend": "fake", "lamps": DEFAULT_LAMP_PINS,
+                                 "buttons": DEFAULT_BUTTON_PINS})
+        self.journal = Journal(journal_path)
+        self.shoe = PtyShoe(ShoeEmulator(seed=seed or 0))
+        self.transport = SerialTransport(self.shoe.start(), Link())
+        self.lamps = LampFanout(self.panel.lamps.show, self.transport.send_lamps)
+        self._view_lock = threading.Lock()
+        self._rounds: list[dict] = []
+        self._view = None
+        sinks = [self._remember] + ([lambda events: [sink(e) for e in events]] if sink else [])
+        self.service = TableService(self.journal, settings, lamps=self.lamps, sinks=sinks)
+        self.service.recover()
+        self.stopwatch = Stopwatch()
+        self.pipeline = Pipeline(self.service, on_handled=self.stopwatch)
+        self.feed = FrameFeed()
+        # The synthetic camera shows frames only while a card passes; at a slow pace that is
+        # seconds apart, so it is not "stale" unless a whole step goes by without frames.
+        stale_after = max(2.0, 3.0 / speed) if speed else 2.0
+        self.camera = open_camera("synthetic", frames=self.feed, stale_after=stale_after)
+        self.runtime = ShoeRuntime(self.pipeline, self.tracker, self.camera,
+                                   window=UNDER_WINDOW, over_window=OVER_WINDOW,
+                                   on_status=lambda message: None)
+        self.transport.on_event = self.runtime.on_link_event
+        self.dealer = Dealer(self.shoe, self.feed, self.runtime, self.pipeline, self.deck,
+                             np.random.default_rng(seed), DealerTiming(speed=speed))
+
+    def __enter__(self) -> Simulation:
+        self.pipeline.start()
+        self.runtime.start()
+        self.transport.start()
+        self._stack.callback(self._shutdown)
+        self.dealer.wait_for_link()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stack.close()
+
+    def _shutdown(self) -> None:
+        self.runtime.stop()
+        self.feed.close()
+        self.camera.close()
+        self.pipeline.stop()
+        self.transport.stop()
+        self.shoe.stop()
+        self.panel.close()
+        self.journal.close()
+
+    def drain(self) -> None:
+        """Everything submitted has been handled."""
+        self.pipeline.stop()
+
+    def _remember(self, events: list[dict]) -> None:
+        with self._view_lock:
+            self._rounds.extend(e for e in events if e["event"] == "round")
+            self._view = (copy.deepcopy(self.service.table.state), self.lamps.shown,
+                          list(self._rounds))
+
+    def play_live(self, observations, title: str) -> None:
+        from rich.live import Live
+
+        def view():
+            with self._view_lock:
+                if self._view is None:
+                    return table_view(title, self.service.table.state, frozenset(), [])
+                state, lit, rounds = self._view
+            footer = (f"frames {self.runtime.frames}   journal {self.journal.path}")
+            return table_view(title, state, lit, rounds, footer)
+
+        with Live(get_renderable=view, refresh_per_second=10, transient=False):
+            self.dealer.play(observations)
+
+    def stats(self, wall_s: float) -> dict:
+        cards = sum(1 for e in self.pipeline_observations() if isinstance(e, CARD_KINDS))
+        p50, p99 = self.stopwatch.percentile(50), self.stopwatch.percentile(99)
+        return {"cards": cards, "frames": self.runtime.frames, "wall_s": round(wall_s, 3),
+                "latency_ms_p50": None if p50 is None else round(p50, 2),
+                "latency_ms_p99": None if p99 is None else round(p99, 2)}
+
+    def pipeline_observations(self):
+        return [o for o in self.service_observations]
+
+    @property
+    def service_observations(self):
+        from controller.observations import observation_from_dict
+        return [observation_from_dict(r.body) for r in self.journal.records()
+                if r.kind == "observation"]
+
+
+def build_simulation(settings, journal_path, *, deck_name="synthetic", seed=None, speed=0.0,
+                     sink=None) -> Simulation:
+    return Simulation(settings, journal_path, deck_name, seed, speed, sink)

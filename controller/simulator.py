@@ -1,0 +1,151 @@
+"""`sabot simulate`: a whole shoe through the real pipeline, with emulated hardware.
+
+The dealer plays a card order at the shoe: for a card, the emulated microcontroller covers
+its card sensor (CARD_PRESENT over a pseudo-terminal), the synthetic camera shows the card
+sliding through the reading window (vision/synth.py), then the sensor clears; for a button
+token (NMB, DISCLOSED, ACK, NEWSHOE) the microcontroller reports the button. The observations
+come out of the same FrameSource -> Tracker and Link -> queue -> TableService path as on a
+live table, with fake GPIO lamps and a real SQLite journal. The dealer waits for each
+observation to be handled before the next, as a dealer follows the lamps.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from controller import observations as obs
+from controller.errors import SabotError
+from controller.pipeline import Pipeline
+from controller.runtime import ShoeRuntime
+from firmware_bridge.pty_shoe import PtyShoe
+from vision.synth import WINDOW_H, WINDOW_W, render_window, two_view_frames
+
+BUTTON_OF = {obs.NoMoreBets: "no_more_bets", obs.Disclosed: "card_disclosed",
+             obs.Ack: "acknowledge", obs.NewShoe: "new_shoe"}
+UNDER_WINDOW = (0, 0, WINDOW_W, WINDOW_H)
+OVER_WINDOW = (WINDOW_W, 0, WINDOW_W, WINDOW_H)
+
+
+class SimulationError(SabotError, RuntimeError):
+    """The simulated shoe did not behave: a card gave no reading, the link did not come up."""
+
+
+class FrameFeed:
+    """The synthetic camera's frames: what the dealer puts, in order, as an iterator."""
+
+    def __init__(self):
+        self._frames: queue.Queue = queue.Queue()
+        self.put_count = 0
+
+    def put(self, frames: list[np.ndarray]) -> None:
+        for frame in frames:
+            self._frames.put(frame)
+        self.put_count += len(frames)
+
+    def close(self) -> None:
+        self._frames.put(None)
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        while (frame := self._frames.get()) is not None:
+            yield frame
+
+
+@dataclass
+class DealerTiming:
+    speed: float = 0.0  # cards (tokens) per second; 0 = as fast as possible
+    frames_per_card: int = 24
+    # An installed camera sees far less variation than the robustness benchmarks apply.
+    severity: float = 0.5
+    gap_frames: int = 2
+    timeout: float = 10.0
+
+
+@dataclass
+class Dealer:
+    shoe: PtyShoe
+    feed: FrameFeed
+    runtime: ShoeRuntime
+    pipeline: Pipeline
+    deck: object
+    rng: np.random.Generator
+    timing: DealerTiming = field(default_factory=DealerTiming)
+    on_step: Callable[[int, obs.Observation], None] | None = None
+    _expected: int = 0
+
+    def wait_for_link(self) -> None:
+        if not self.runtime.wait(lambda: self.runtime.link_up, self.timing.timeout):
+            raise SimulationError("the emulated shoe's link did not come up")
+
+    def play(self, observations: list[obs.Observation]) -> None:
+        for step, observation in enumerate(observations, start=1):
+            started = time.monotonic()
+            if type(observation) in BUTTON_OF:
+                self.shoe.press(BUTTON_OF[type(observation)])
+            else:
+                self._pass_card(observation)
+            self._expected += 1
+            if not self.pipeline.wait_for(self._expected, self.timing.timeout):
+                raise SimulationError(f"step {step} ({observation}) produced no observation "
+                                      f"within {self.timing.timeout:.0f} s")
+            if self.pipeline.error is not None:
+                raise self.pipeline.error
+            if self.on_step is not None:
+                self.on_step(step, observation)
+            if self.timing.speed > 0:
+                time.sleep(max(0.0, 1 / self.timing.speed - (time.monotonic() - started)))
+
+    def _pass_card(self, observation: obs.Observation) -> None:
+        code, face_up = _card_code(observation)
+        frames = [np.hstack((under, over)) for under, over, _ in two_view_frames(
+            self.deck, code, self.rng, face_up=face_up, frames=self.timing.frames_per_card,
+            severity=self.timing.severity)]
+        self.shoe.card_present()
+        self._until(lambda: self.runtime.card_present is True, "the card sensor to report")
+        self._show(frames)
+        self.shoe.card_gone()
+        self._until(lambda: self.runtime.card_present is False, "the card sensor to clear")
+        empty = np.hstack((render_window(self.deck, "EMPTY"),) * 2)
+        self._show([empty] * self.timing.gap_frames)
+
+    def _show(self, frames: list[np.ndarray]) -> None:
+        self.feed.put(frames)
+        target = self.feed.put_count
+        self._until(lambda: self.runtime.frames >= target, "the camera to take the frames")
+
+    def _until(self, predicate: Callable[[], bool], what: str) -> None:
+        if not self.runtime.wait(predicate, self.timing.timeout):
+            raise SimulationError(f"timed out waiting for {what}")
+
+
+def _card_code(observation: obs.Observation) -> tuple[str, bool]:
+    if isinstance(observation, obs.Card):
+        return observation.card, observation.face_up
+    if isinstance(observation, obs.Cut):
+        return "CUT", False
+    if isinstance(observation, obs.Unreadable):
+        return "JOKER", False
+    raise SimulationError(f"{observation} cannot be dealt from a simulated shoe")
+
+
+class Stopwatch:
+    """Frame-to-lamp latencies of the observations that changed the lamps."""
+
+    def __init__(self):
+        self.latencies: list[float] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, handled) -> None:
+        if handled.changed_lamps and handled.latency is not None:
+            with self._lock:
+                self.latencies.append(handled.latency)
+
+    def percentile(self, q: float) -> float | None:
+        if not self.latencies:
+            return None
+        return float(np.percentile(np.array(self.latencies) * 1000, q))

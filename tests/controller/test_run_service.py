@@ -1,0 +1,111 @@
+"""`sabot run`: config validation, and the real service on a recorded camera and a pty shoe."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import cv2
+import numpy as np
+
+from controller.cli import main
+from controller.journal import Journal
+from controller.verify import verify
+from firmware_bridge.emulator import ShoeEmulator
+from firmware_bridge.pty_shoe import PtyShoe
+from vision.decks import synthetic_deck
+from vision.enrol import enrol
+from vision.profile import save_profile
+from vision.synth import shoe_frames, write_samples
+
+CARDS = ["AS", "2C", "2H", "3D", "4H", "5D"]  # burn of two, then a round: P 6, B 8
+
+
+def test_wrong_config_key_names_key_and_file(tmp_path, capsys):
+    config = tmp_path / "config.toml"
+    config.write_text("[table]\ndecks = 8\ncolour = 'red'\n")
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert str(config) in err and "unknown key 'colour' in [table]" in err
+    assert "Traceback" not in err
+
+
+def test_missing_config_file(tmp_path, capsys):
+    assert main(["run", "--config", str(tmp_path / "none.toml")]) == 2
+    assert "no such config file" in capsys.readouterr().err
+
+
+def write_rig(tmp_path, device):
+    deck = synthetic_deck()
+    profile = tmp_path / "profile.npz"
+    save_profile(enrol(write_samples(deck, tmp_path / "samples")), profile)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    rng = np.random.default_rng(7)
+    for index, (window, _) in enumerate(shoe_frames(deck, CARDS, rng, frames_per_card=24,
+                                                    gap_frames=3, severity=0.3)):
+        cv2.imwrite(str(frames / f"frame_{index:05d}.png"), window)
+    config = tmp_path / "config.toml"
+    config.write_text(f"""
+[table]
+id = "test-table"
+require_no_more_bets = false
+[journal]
+path = "{tmp_path / 'journal' / 'shoe.sqlite'}"
+[camera]
+source = "file"
+path = "{frames}"
+profile = "{profile}"
+window = [0, 0, 10000, 10000]
+stale_after_s = 5.0
+[serial]
+port = "{device}"
+[gpio]
+backend = "fake"
+""")
+    return config
+
+
+def test_service_recovers_journals_frames_and_stops_on_sigterm(tmp_path):
+    notify = tmp_path / "notify.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener, \
+            PtyShoe(ShoeEmulator(seed=1)) as shoe:
+        listener.bind(str(notify))
+        listener.settimeout(30)
+        config = write_rig(tmp_path, shoe.device)
+        env = {**os.environ, "NOTIFY_SOCKET": str(notify)}
+        service = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config",
+                                    str(config)], env=env, stderr=subprocess.PIPE, text=True)
+        try:
+            assert listener.recv(500).startswith(b"READY=1")
+            journal_path = tmp_path / "journal" / "shoe.sqlite"
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and len(cards_in(journal_path)) < len(CARDS):
+                time.sleep(0.1)
+            shoe.press("no_more_bets")  # a button on the microcontroller reaches the table
+            time.sleep(0.5)
+            service.send_signal(signal.SIGTERM)
+            assert service.wait(timeout=20) == 0, service.stderr.read()
+        finally:
+            if service.poll() is None:
+                service.kill()
+    assert cards_in(journal_path) == CARDS
+    with Journal(str(journal_path), create=False) as journal:
+        kinds = [r.body.get("kind") for r in journal.records() if r.kind == "observation"]
+        events = [r.body for r in journal.records() if r.kind == "event"]
+    assert "no_more_bets" in kinds
+    assert any(e["event"] == "round" and e["banker"] == ["3D", "5D"] for e in events)
+    assert verify(str(journal_path)).ok
+
+
+def cards_in(path):
+    if not path.exists():
+        return []
+    try:
+        with Journal(str(path)) as journal:
+            return [r.body["card"] for r in journal.records()
+                    if r.kind == "observation" and r.body["kind"] == "card"]
+    except Exception:  # noqa: BLE001 - the service may be creating it right now
+        return []

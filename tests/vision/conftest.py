@@ -1,0 +1,48 @@
+"""Shared fixtures: enrolment sample directories and readers for both deck designs."""
+
+from __future__ import annotations
+
+import pytest
+
+from vision.decks import load_deck, synthetic_deck
+from vision.enrol import enrol
+from vision.reader import Reader
+from vision.synth import write_samples
+
+
+@pytest.fixture(scope="session")
+def vector_deck():
+    return load_deck()
+
+
+@pytest.fixture(scope="session")
+def synth_deck():
+    return synthetic_deck()
+
+
+@pytest.fixture(scope="session")
+def vector_samples(tmp_path_factory, vector_deck):
+    return write_samples(vector_deck, tmp_path_factory.mktemp("vector-samples"))
+
+
+@pytest.fixture(scope="session")
+def synth_samples(tmp_path_factory, synth_deck):
+    return write_samples(synth_deck, tmp_path_factory.mktemp("synth-samples"))
+
+
+@pytest.fixture(scope="session")
+def vector_reader(vector_samples):
+    return Reader(enrol(vector_samples))
+
+
+@pytest.fixture(scope="session")
+def synth_reader(synth_samples):
+    return Reader(enrol(synth_samples))
+
+
+@pytest.fixture(params=["vector", "synth"])
+def design(request, vector_deck, synth_deck, vector_reader, synth_reader):
+    """(deck, reader) for each design, so a test runs on both."""
+    if request.param == "vector":
+        return vector_deck, vector_reader
+    return synth_deck, synth_reader

@@ -1,0 +1,85 @@
+"""`sabot calibrate`: the window found in a whole camera frame, and the config it writes."""
+
+from __future__ import annotations
+
+import tomllib
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.cli import main
+from vision.calibrate import find_window, update_config, with_window
+from vision.errors import CalibrationError
+from vision.geometry import CARD_X0, CARD_X1, CARD_Y0
+from vision.synth import camera_frame
+
+
+@pytest.mark.parametrize("angle", [-3.0, 0.0, 2.5])
+def test_the_window_found_reads_the_card(vector_deck, vector_reader, angle):
+    frame = camera_frame(vector_deck, "9C", corner=(150, 30), card_width=280, angle=angle)
+    calibration = find_window(frame)
+    x, y, w, h = calibration.window
+    assert abs(x - (150 + CARD_X0 * 280)) <= 4 and abs(y - (30 + CARD_Y0 * 280 * 436 / 300)) <= 5
+    assert abs(w - (CARD_X1 - CARD_X0) * 280) <= 3
+    assert abs(calibration.angle - angle) < 0.5
+    assert vector_reader.read(frame[y : y + h, x : x + w]).card == "9C"
+
+
+def test_a_card_running_off_the_frame_needs_its_width(vector_deck):
+    frame = camera_frame(vector_deck, "AS", corner=(300, 40), card_width=400)
+    with pytest.raises(CalibrationError, match="--card-width"):
+        find_window(frame)
+    assert find_window(frame, card_width=400).window[2] == round((CARD_X1 - CARD_X0) * 400)
+
+
+def test_a_dark_frame_is_refused():
+    with pytest.raises(CalibrationError):
+        find_window(np.full((480, 640, 3), 20, np.uint8))
+
+
+def test_only_the_window_key_changes():
+    text = ('# sabot\n[table]\nid = "t7"  # the table\n\n[camera]\nsource = "v4l2"\n'
+            'window = [\n  1, 2,\n  3, 4,\n]\nstale_after_s = 2.0\n\n[serial]\nport = "/dev/x"\n')
+    updated = with_window(text, (10, 20, 30, 40))
+    assert tomllib.loads(updated) == {
+        "table": {"id": "t7"},
+        "camera": {"source": "v4l2", "window": [10, 20, 30, 40], "stale_after_s": 2.0},
+        "serial": {"port": "/dev/x"},
+    }
+    assert updated.startswith('# sabot\n[table]\nid = "t7"  # the table\n')
+    assert with_window("[camera]\nsource = \"file\"\n", (1, 2, 3, 4)) == (
+        '[camera]\nwindow = [1, 2, 3, 4]\nsource = "file"\n')
+    assert tomllib.loads(with_window('[table]\nid = "x"\n', (1, 2, 3, 4)))["camera"] == {
+        "window": [1, 2, 3, 4]}
+
+
+def test_an_invalid_config_is_left_alone(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[camera\nwindow = 3\n")
+    with pytest.raises(CalibrationError, match="not valid TOML"):
+        update_config(config, (1, 2, 3, 4))
+    assert config.read_text() == "[camera\nwindow = 3\n"
+
+
+def test_calibrate_command_writes_config_and_annotated_png(tmp_path, vector_deck, capsys):
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), camera_frame(vector_deck, "QS"))
+    config = tmp_path / "config.toml"
+    config.write_text('[table]\nid = "t1"\n\n[camera]\nwindow = [0, 0, 128, 200]\n')
+    out = tmp_path / "seen.png"
+    assert main(["calibrate", str(image), "--config", str(config), "--out", str(out)]) == 0
+    window = tomllib.loads(config.read_text())["camera"]["window"]
+    assert window == list(find_window(camera_frame(vector_deck, "QS")).window)
+    assert cv2.imread(str(out)).shape == (480, 640, 3)
+    assert "[camera] window = [" in capsys.readouterr().out
+
+
+def test_calibrate_command_fails_clearly(tmp_path, capsys):
+    dark = tmp_path / "dark.png"
+    cv2.imwrite(str(dark), np.full((120, 160, 3), 15, np.uint8))
+    assert main(["calibrate", str(dark), "--config", str(tmp_path / "c.toml")]) == 2
+    assert capsys.readouterr().err.startswith("sabot calibrate: ")
+    assert not (tmp_path / "c.toml").exists()
+    assert main(["calibrate", str(tmp_path / "none.png"), "--config",
+                 str(tmp_path / "c.toml")]) == 2

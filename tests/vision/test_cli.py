@@ -1,0 +1,112 @@
+"""`sabot enroll` and `sabot read` through the real CLI entry point."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.cli import main
+from vision.synth import random_perturbation, render_window
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory, vector_samples):
+    out = tmp_path_factory.mktemp("profile") / "vector.npz"
+    assert main(["enroll", str(vector_samples), "--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture()
+def samples_copy(tmp_path, vector_samples):
+    return shutil.copytree(vector_samples, tmp_path / "samples")
+
+
+def _write(path, image):
+    cv2.imwrite(str(path), image)
+    return str(path)
+
+
+def test_read_json_prints_one_line_per_image(profile, tmp_path, vector_deck, capsys):
+    rng = np.random.default_rng(3)
+    codes = ("QD", "BACK", "CUT", "EMPTY", "JOKER")
+    windows = [render_window(vector_deck, c, random_perturbation(rng, 0.5), rng=rng) for c in codes]
+    images = [_write(tmp_path / f"{code}.jpg", w) for code, w in zip(codes, windows, strict=True)]
+    assert main(["read", "--profile", str(profile), *images, "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line["image"] for line in lines] == images
+    assert lines[0] == {"image": images[0], "kind": "face", "card": "QD", "rank": "Q",
+                        "suit": "D", "score": lines[0]["score"]}
+    assert 0.6 <= lines[0]["score"] <= 1.0
+    assert [line["kind"] for line in lines[1:]] == ["back", "cut", "empty", "unknown"]
+    assert all(line["card"] is None and line["rank"] is None for line in lines[1:])
+
+
+def test_read_without_json_prints_a_table(profile, vector_samples, capsys):
+    assert main(["read", "--profile", str(profile), str(vector_samples / "AS.png")]) == 0
+    out = capsys.readouterr().out
+    assert "face" in out and "AS" in out
+
+
+def test_enroll_fails_on_a_missing_rank(samples_copy, tmp_path, capsys):
+    for suit in "SHDC":
+        (samples_copy / f"7{suit}.png").unlink()
+    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz")]) == 2
+    assert "no sample of rank 7" in capsys.readouterr().err
+    assert not (tmp_path / "p.npz").exists()
+
+
+def test_enroll_accepts_one_sample_per_rank(samples_copy, tmp_path):
+    for path in samples_copy.glob("*.png"):
+        if path.stem[-1] in "HDC" and path.stem not in ("AH", "2D", "3C"):
+            path.unlink()
+    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz")]) == 0
+
+
+def test_enroll_fails_on_an_unreadable_file(samples_copy, tmp_path, capsys):
+    (samples_copy / "KD.png").write_bytes(b"not a png at all")
+    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sabot enroll: ") and "KD.png" in err and "not a readable image" in err
+
+
+@pytest.mark.parametrize("name", ["1S.png", "QX.png", "joker.png", "ace_of_spades.png"])
+def test_enroll_fails_on_a_name_that_is_not_a_card_code(samples_copy, tmp_path, capsys, name):
+    shutil.copy(samples_copy / "AS.png", samples_copy / name)
+    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz")]) == 2
+    err = capsys.readouterr().err
+    assert name in err and "not a card code" in err
+
+
+def test_enroll_fails_without_a_cut_sample(samples_copy, tmp_path, capsys):
+    (samples_copy / "cut.png").unlink()
+    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz")]) == 2
+    assert "no cut*.png sample" in capsys.readouterr().err
+
+
+def test_enroll_fails_on_a_missing_directory(tmp_path, capsys):
+    assert main(["enroll", str(tmp_path / "nope"), "--out", str(tmp_path / "p.npz")]) == 2
+    assert "no such samples directory" in capsys.readouterr().err
+
+
+def test_read_fails_on_a_missing_or_unreadable_image(profile, tmp_path, capsys):
+    assert main(["read", "--profile", str(profile), str(tmp_path / "gone.png")]) == 2
+    assert "gone.png: no such image file" in capsys.readouterr().err
+    bad = tmp_path / "bad.png"
+    bad.write_text("hello")
+    assert main(["read", "--profile", str(profile), str(bad), "--json"]) == 2
+    captured = capsys.readouterr()
+    assert "bad.png: not a readable image" in captured.err and captured.out == ""
+
+
+def test_read_fails_on_a_bad_profile(tmp_path, vector_samples, capsys):
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"nonsense")
+    image = str(vector_samples / "AS.png")
+    assert main(["read", "--profile", str(bad), image]) == 2
+    assert "bad.npz: not a Sabot profile" in capsys.readouterr().err
+    assert main(["read", "--profile", str(tmp_path / "none.npz"), image]) == 2
+    assert "no such profile" in capsys.readouterr().err

@@ -1,0 +1,143 @@
+"""From frames to one event per physical card, with and without the shoe's card sensor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.events import CardSeen, CutCard, Unreadable
+from vision.synth import card_frames, render_window, shoe_frames, two_view_frames
+from vision.tracker import Tracker
+
+
+def _track(reader, frames, *, trigger):
+    tracker = Tracker(reader)
+    events = []
+    for frame, present in frames:
+        events += tracker.feed(frame, card_present=present if trigger else None)
+    return events + tracker.flush()
+
+
+def _names(events):
+    return [e.card if isinstance(e, CardSeen) else type(e).__name__ for e in events]
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_one_event_per_card_in_order(design, trigger):
+    deck, reader = design
+    codes = ["9H", "6S", "10D", "QC", "AS", "4C", "8D", "KH", "3S", "JD", "CUT", "2C"]
+    frames = shoe_frames(deck, codes, np.random.default_rng(21))
+    events = _track(reader, frames, trigger=trigger)
+    assert _names(events) == [c if c != "CUT" else "CutCard" for c in codes]
+    assert all(not e.face_up for e in events if isinstance(e, CardSeen))
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_identical_cards_in_a_row_are_two_cards(vector_deck, vector_reader, trigger):
+    codes = ["7D", "7D", "7D", "KS", "KS"]
+    frames = shoe_frames(vector_deck, codes, np.random.default_rng(22), gap_frames=2)
+    assert _names(_track(vector_reader, frames, trigger=trigger)) == codes
+
+
+def test_frame_index_is_the_first_readable_frame_of_the_card(vector_deck, vector_reader):
+    frames = list(card_frames(vector_deck, "5C", np.random.default_rng(23)))
+    tracker = Tracker(vector_reader)
+    events = []
+    for number, (frame, present) in enumerate(frames):
+        events += [(number, e) for e in tracker.feed(frame, card_present=present,
+                                                     frame_index=1000 + number)]
+    [(decided_at, event)] = events
+    first = next(n for n, (f, _) in enumerate(frames) if vector_reader.read(f).card == "5C")
+    assert event == CardSeen("5C", False, 1000 + first)
+    assert decided_at == first + 1  # confirmed by the next frame
+
+
+def test_frame_numbers_count_from_zero_by_default(vector_deck, vector_reader):
+    events = _track(vector_reader, card_frames(vector_deck, "AD", np.random.default_rng(24)),
+                    trigger=False)
+    [event] = events
+    assert 5 <= event.frame_index <= 15
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_joker_is_one_unreadable_event(design, trigger):
+    deck, reader = design
+    frames = shoe_frames(deck, ["5S", "JOKER", "BLANK", "5S"], np.random.default_rng(25))
+    events = _track(reader, frames, trigger=trigger)
+    assert _names(events) == ["5S", "Unreadable", "Unreadable", "5S"]
+    assert "no confident reading" in events[1].reason
+
+
+def test_face_up_card_with_an_over_view(vector_deck, vector_reader):
+    rng = np.random.default_rng(26)
+    tracker = Tracker(vector_reader)
+    events = []
+    for code, face_up in (("QH", False), ("4S", True), ("CUT", False)):
+        for under, over, present in two_view_frames(vector_deck, code, rng, face_up=face_up):
+            events += tracker.feed(under, card_present=present, over=over)
+        events += tracker.feed(render_window(vector_deck, "EMPTY"), card_present=False)
+    assert events[0] == CardSeen("QH", False, events[0].frame_index)
+    assert (events[1].card, events[1].face_up) == ("4S", True)
+    assert isinstance(events[2], CutCard)
+    assert len(events) == 3
+
+
+def test_face_up_card_without_an_over_view_is_unreadable(vector_deck, vector_reader):
+    frames = shoe_frames(vector_deck, ["BACK"], np.random.default_rng(27))
+    [event] = _track(vector_reader, frames, trigger=True)
+    assert isinstance(event, Unreadable) and "face-up" in event.reason
+
+
+def test_image_only_tracking_splits_two_cards_without_a_gap(vector_deck, vector_reader):
+    rng = np.random.default_rng(28)
+    a = [render_window(vector_deck, "2H", rng=rng)] * 3
+    b = [render_window(vector_deck, "9C", rng=rng)] * 3
+    tracker = Tracker(vector_reader)
+    events = [e for frame in a + b for e in tracker.feed(frame)] + tracker.flush()
+    assert _names(events) == ["2H", "9C"]
+    assert [e.frame_index for e in events] == [0, 3]
+
+
+def test_two_cards_in_one_sensor_pulse_halt_the_table(vector_deck, vector_reader):
+    rng = np.random.default_rng(29)
+    frames = [render_window(vector_deck, "2H", rng=rng)] * 3
+    frames += [render_window(vector_deck, "9C", rng=rng)] * 3
+    tracker = Tracker(vector_reader)
+    events = [e for frame in frames for e in tracker.feed(frame, card_present=True)]
+    events += tracker.feed(frames[0], card_present=False)
+    assert events[0] == CardSeen("2H", False, 0)
+    assert isinstance(events[1], Unreadable) and "9C" in events[1].reason
+    assert len(events) == 2
+
+
+def test_a_single_flicker_is_not_a_card(vector_deck, vector_reader):
+    empty = render_window(vector_deck, "EMPTY")
+    sliver = render_window(vector_deck, "3D", travel=185)
+    tracker = Tracker(vector_reader)
+    events = [e for f in (empty, sliver, empty, empty, empty) for e in tracker.feed(f)]
+    assert events + tracker.flush() == []
+
+
+def test_sensor_frames_without_a_card_are_ignored(vector_deck, vector_reader):
+    card = render_window(vector_deck, "6D")
+    tracker = Tracker(vector_reader)
+    assert [e for _ in range(5) for e in tracker.feed(card, card_present=False)] == []
+    assert tracker.flush() == []
+
+
+def test_the_over_views_face_may_pass_before_the_back_is_seen(vector_deck, vector_reader):
+    joker, back = render_window(vector_deck, "JOKER"), render_window(vector_deck, "BACK")
+    face, blank = render_window(vector_deck, "KC"), render_window(vector_deck, "BLANK")
+    under = [joker] * 3 + [back] * 4
+    over = [face] * 3 + [blank] * 4
+    tracker = Tracker(vector_reader)
+    events = [e for u, o in zip(under, over, strict=True)
+              for e in tracker.feed(u, card_present=True, over=o)]
+    assert events == [CardSeen("KC", True, 0)]
+
+
+def test_passage_frames_keep_the_window_size(synth_deck):
+    rng = np.random.default_rng(30)
+    for _ in range(5):
+        for under, over, _ in two_view_frames(synth_deck, "AS", rng, frames=4, severity=1.0):
+            assert under.shape == over.shape == (200, 128, 3)

@@ -1,0 +1,151 @@
+"""Find the reading window in a full camera frame, and write it to the service's config.
+
+The installer puts a card face at its reading position (index corner toward the camera) and
+grabs one frame. The card is the largest bright region against the dark shoe interior; its
+top-left corner and its width place the window exactly as `vision.geometry` defines it
+(CARD_X0..CARD_X1 x CARD_Y0..CARD_Y1 of the card). If the card is not wholly in view its
+width cannot be measured, and must be given.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.errors import CalibrationError
+from vision.geometry import CARD_X0, CARD_X1, CARD_Y0, CARD_Y1
+
+CARD_ASPECT = 436 / 300  # height / width assumed when only the width is known
+MIN_CARD_FRACTION = 0.02  # of the frame's area
+
+
+@dataclass(frozen=True)
+class Calibration:
+    window: tuple[int, int, int, int]  # x, y, w, h in frame pixels
+    card: np.ndarray  # 4x2 float corners of the card (or of what is seen of it)
+    corner: tuple[float, float]  # the card's top-left (index) corner
+    angle: float  # degrees the card is turned from upright
+    clipped: bool  # the window ran past the frame's edge and was cut
+
+
+def _card_outline(gray: np.ndarray) -> np.ndarray:
+    blurred = cv2.GaussianBlur(gray, (5, 5), 0)
+    _, bright = cv2.threshold(blurred, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    # Close the index and pips so the card is one solid region.
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (25, 25))
+    solid = cv2.morphologyEx(bright, cv2.MORPH_CLOSE, kernel)
+    outlines, _ = cv2.findContours(solid, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not outlines:
+        raise CalibrationError("no bright card region in the frame")
+    outline = max(outlines, key=cv2.contourArea)
+    if cv2.contourArea(outline) < MIN_CARD_FRACTION * gray.size:
+        raise CalibrationError("the brightest region is too small to be a card; is a card "
+                               "face in front of the camera, and the light on?")
+    return outline
+
+
+def find_window(frame: np.ndarray, card_width: float | None = None) -> Calibration:
+    """The reading window for the card shown in `frame` (BGR or grey)."""
+    gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    outline = _card_outline(gray)
+    box = cv2.boxPoints(cv2.minAreaRect(outline))
+    corner = box[np.argmin(box.sum(axis=1))]  # top-left: smallest x + y
+    others = box[np.argsort(np.linalg.norm(box - corner, axis=1))[1:3]]
+    # Of the corner's two neighbours, the one more to the right lies along the top edge.
+    top, side = sorted(others, key=lambda p: p[0] - corner[0], reverse=True)
+    angle = math.degrees(math.atan2(top[1] - corner[1], top[0] - corner[0]))
+    x, y, w, h = cv2.boundingRect(outline)
+    frame_h, frame_w = gray.shape
+    touches = x <= 1 or y <= 1 or x + w >= frame_w - 1 or y + h >= frame_h - 1
+    if card_width is None:
+        if touches:
+            raise CalibrationError("the card runs off the frame, so its width cannot be "
+                                   "measured: show a whole card, or give --card-width")
+        card_width = float(np.linalg.norm(top - corner))
+        card_height = float(np.linalg.norm(side - corner))
+    else:
+        card_height = card_width * CARD_ASPECT
+    x0 = corner[0] + CARD_X0 * card_width
+    y0 = corner[1] + CARD_Y0 * card_height
+    x1 = corner[0] + CARD_X1 * card_width
+    y1 = corner[1] + CARD_Y1 * card_height
+    left, top_y = max(0, round(x0)), max(0, round(y0))
+    right, bottom = min(frame_w, round(x1)), min(frame_h, round(y1))
+    clipped = (left, top_y, right, bottom) != (round(x0), round(y0), round(x1), round(y1))
+    if right - left < 16 or bottom - top_y < 16:
+        raise CalibrationError("the window would be under 16 pixels: is the camera that far?")
+    window = (left, top_y, right - left, bottom - top_y)
+    return Calibration(window, box, (float(corner[0]), float(corner[1])), angle, clipped)
+
+
+def annotate(frame: np.ndarray, calibration: Calibration) -> np.ndarray:
+    """The frame with the card outline (green), its index corner (red) and the window (yellow)."""
+    image = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    cv2.polylines(image, [calibration.card.astype(np.int32)], True, (0, 200, 0), 2)
+    cx, cy = (round(v) for v in calibration.corner)
+    cv2.circle(image, (cx, cy), 6, (0, 0, 255), -1)
+    x, y, w, h = calibration.window
+    cv2.rectangle(image, (x, y), (x + w - 1, y + h - 1), (0, 230, 255), 2)
+    label = f"window {x},{y} {w}x{h}  card turned {calibration.angle:+.1f} deg"
+    cv2.putText(image, label, (8, image.shape[0] - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+                (0, 230, 255), 1, cv2.LINE_AA)
+    return image
+
+
+_SECTION = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
+_WINDOW_KEY = re.compile(r"^\s*window\s*=")
+
+
+def with_window(text: str, window: tuple[int, int, int, int]) -> str:
+    """`text` (a TOML document) with `[camera] window` set, every other line untouched."""
+    line = f"window = [{', '.join(str(v) for v in window)}]"
+    lines = text.splitlines()
+    section = None
+    camera_at = None
+    for number, current in enumerate(lines):
+        header = _SECTION.match(current)
+        if header:
+            section = header.group(1).strip()
+            if section == "camera":
+                camera_at = number
+            continue
+        if section == "camera" and _WINDOW_KEY.match(current):
+            end = number
+            # A value written over several lines runs to its closing bracket.
+            while "]" not in lines[end].split("#")[0] and end + 1 < len(lines):
+                end += 1
+            lines[number : end + 1] = [line]
+            break
+    else:
+        if camera_at is None:
+            lines += ([""] if lines and lines[-1].strip() else []) + ["[camera]", line]
+        else:
+            lines.insert(camera_at + 1, line)
+    return "\n".join(lines) + "\n"
+
+
+def update_config(path: str | Path, window: tuple[int, int, int, int]) -> None:
+    """Set `[camera] window` in the TOML config at `path` (created if missing)."""
+    file = Path(path)
+    text = file.read_text(encoding="utf-8") if file.exists() else ""
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise CalibrationError(f"{file}: not valid TOML ({error}); left unchanged") from None
+    updated = with_window(text, window)
+    try:
+        written = tomllib.loads(updated)["camera"]["window"]
+    except (tomllib.TOMLDecodeError, KeyError) as error:
+        raise CalibrationError(f"{file}: cannot set [camera] window here ({error}); "
+                               "left unchanged") from None
+    if written != list(window):
+        raise CalibrationError(f"{file}: [camera] window is set in a form this tool cannot "
+                               "edit; left unchanged")
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(updated, encoding="utf-8")

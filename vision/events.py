@@ -1,0 +1,38 @@
+"""What the tracker reports: one event per physical card that leaves the shoe.
+
+`frame_index` is the frame in which the card first became readable (the first frame of the
+run of agreeing readings that decided it), so the service can measure frame-to-lamp latency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CardSeen:
+    """A playing card. `face_up`: it came out face up (the under view saw its back and the
+    over view read its face)."""
+
+    card: str  # canonical code: AS, 10H, QD
+    face_up: bool = False
+    frame_index: int | None = None
+
+
+@dataclass(frozen=True)
+class CutCard:
+    """The plastic cutting card."""
+
+    frame_index: int | None = None
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Something left the shoe that could not be read with confidence: a joker, a smudged
+    or foreign card, a face-up card with no over view, two different readings of one card."""
+
+    reason: str
+    frame_index: int | None = None
+
+
+ReadingEvent = CardSeen | CutCard | Unreadable

@@ -1,0 +1,46 @@
+"""The reading window: what part of the card the camera's window shows, and at what size.
+
+The window shows the top-left corner of the card face with the index upright, plus a
+margin of shoe interior above and left of the card edge, so that a card sitting a few
+percent off and turned a few degrees never pushes its index off the window's edge. In
+card-width / card-height fractions:
+
+    x from -0.04 to 0.36, y from -0.03 to 0.40
+
+i.e. the top-left 36% x 40% of the face. Every image is read at WINDOW_W x WINDOW_H
+(128 x 200 pixels, w x h); other sizes are resized first.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+WINDOW_W = 128
+WINDOW_H = 200
+WINDOW_SIZE = (WINDOW_W, WINDOW_H)  # OpenCV order: (width, height)
+
+# The window's rectangle on the card face, in fractions of the card's width and height.
+CARD_X0, CARD_X1 = -0.04, 0.36
+CARD_Y0, CARD_Y1 = -0.03, 0.40
+
+
+def to_window(image: np.ndarray) -> np.ndarray:
+    """`image` as a BGR uint8 array of the window's nominal size."""
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    if image.dtype != np.uint8:
+        image = np.clip(image, 0, 255).astype(np.uint8)
+    if image.shape[1] != WINDOW_W or image.shape[0] != WINDOW_H:
+        shrinking = image.shape[1] > WINDOW_W
+        interpolation = cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
+        image = cv2.resize(image, WINDOW_SIZE, interpolation=interpolation)
+    return image
+
+
+def crop_window(frame: np.ndarray, window: tuple[int, int, int, int] | list[int]) -> np.ndarray:
+    """The reading window `[x, y, w, h]` (as `sabot calibrate` writes it) of a camera frame."""
+    x, y, w, h = (int(v) for v in window)
+    return frame[max(0, y) : y + h, max(0, x) : x + w]

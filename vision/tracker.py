@@ -1,0 +1,183 @@
+"""From a stream of window frames to exactly one event per physical card.
+
+A *passage* is the time one card spends in front of the camera:
+- with the shoe's card sensor (`card_present` given with each frame), from its rising edge
+  to its falling edge; frames read while the sensor says no card are ignored;
+- without it, from the first frame that is not `empty` to the first `gap` consecutive empty
+  frames; an undecided passage of fewer than `min_frames` non-empty frames is noise (a sliver
+  of card edge, a flicker) and reports nothing.
+
+Within a passage a card is decided as soon as `confirm` consecutive frames agree on a face
+(CardSeen), on the cutting card (CutCard), or on a back seen by the under view with the over
+view reading a face (CardSeen face_up=True). A passage that ends undecided is Unreadable.
+
+Without the sensor, a face confirmed with a *different* code than the one already decided
+means a second card followed without an empty frame between: the first passage ends and a
+new one begins. Two identical cards in a row are told apart only by an empty frame (or a
+sensor edge) between them; a cut card or a face-up card is assumed to be separated from the
+card before it the same way. With the sensor, two different faces in one pulse are reported
+as Unreadable (the table halts for the dealer) since the sensor says one card passed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.events import CardSeen, CutCard, ReadingEvent, Unreadable
+from vision.reader import Reader, Reading
+
+
+def _label(reading: Reading) -> str:
+    return f"face:{reading.card}" if reading.kind == "face" else reading.kind
+
+
+@dataclass
+class _Run:
+    """Consecutive frames with the same label."""
+
+    label: str = ""
+    length: int = 0
+    first_frame: int = 0
+
+    def push(self, label: str, frame: int) -> None:
+        if label == self.label:
+            self.length += 1
+        else:
+            self.label, self.length, self.first_frame = label, 1, frame
+
+
+@dataclass
+class _Passage:
+    first_frame: int
+    under: _Run = field(default_factory=_Run)
+    over: _Run = field(default_factory=_Run)
+    # The over view's first confirmed face: its index may pass before the under view has
+    # seen enough of the back, so it is kept until the back is confirmed.
+    over_face: _Run | None = None
+    decided: str = ""  # label of the decision, "" while undecided
+    back_seen: bool = False
+    seen: set[str] = field(default_factory=set)
+    frames: int = 0
+
+
+class Tracker:
+    def __init__(
+        self, reader: Reader, *, confirm: int = 2, gap: int = 2, min_frames: int = 3
+    ) -> None:
+        self.reader = reader
+        self.confirm = confirm
+        self.gap = gap
+        self.min_frames = min_frames
+        self._passage: _Passage | None = None
+        self._empty_run = 0
+        self._next_frame = 0
+        self._triggered: bool | None = None
+
+    def feed(
+        self,
+        frame: np.ndarray,
+        *,
+        card_present: bool | None = None,
+        frame_index: int | None = None,
+        over: np.ndarray | None = None,
+    ) -> list[ReadingEvent]:
+        """Events decided by this frame (usually none). `frame` is the under view's reading
+        window; `over`, if the shoe has one, the over view's window of the same instant."""
+        index = self._next_frame if frame_index is None else frame_index
+        self._next_frame = index + 1
+        self._triggered = card_present is not None
+        if card_present is not None:
+            return self._feed_triggered(frame, card_present, index, over)
+        reading = self.reader.read(frame)
+        events: list[ReadingEvent] = []
+        if reading.kind == "empty":
+            self._empty_run += 1
+            if self._passage is not None and self._empty_run >= self.gap:
+                events += self._end()
+            return events
+        self._empty_run = 0
+        if self._passage is None:
+            self._passage = _Passage(index)
+        events += self._observe(reading, index, over, split_on_change=True)
+        return events
+
+    def flush(self) -> list[ReadingEvent]:
+        """End the passage in progress (end of stream)."""
+        return self._end() if self._passage is not None else []
+
+    def _feed_triggered(
+        self, frame: np.ndarray, present: bool, index: int, over: np.ndarray | None
+    ) -> list[ReadingEvent]:
+        events: list[ReadingEvent] = []
+        if not present:
+            if self._passage is not None:
+                events += self._end()
+            return events
+        if self._passage is None:
+            self._passage = _Passage(index)
+        events += self._observe(self.reader.read(frame), index, over, split_on_change=False)
+        return events
+
+    def _observe(
+        self, reading: Reading, index: int, over: np.ndarray | None, *, split_on_change: bool
+    ) -> list[ReadingEvent]:
+        passage = self._passage
+        assert passage is not None
+        label = _label(reading)
+        passage.under.push(label, index)
+        passage.frames += 1
+        passage.seen.add(reading.kind)
+        if over is not None:
+            over_reading = self.reader.read(over)
+            passage.over.push(_label(over_reading), index)
+            over_run = passage.over
+            if over_run.label.startswith("face:") and over_run.length >= self.confirm:
+                passage.over_face = passage.over_face or _Run(**vars(over_run))
+        run = passage.under
+        if run.length < self.confirm:
+            return self._face_up_decision(passage)
+        if label.startswith("face:"):
+            if not passage.decided:
+                passage.decided = label
+                return [CardSeen(reading.card, False, run.first_frame)]  # type: ignore[arg-type]
+            if passage.decided.startswith("face:") and label != passage.decided:
+                if split_on_change:
+                    # A different card in view without an empty frame between: a new passage.
+                    carried = _Run(label, run.length, run.first_frame)
+                    self._passage = _Passage(run.first_frame, under=carried, decided=label)
+                    return [CardSeen(reading.card, False, run.first_frame)]  # type: ignore[arg-type]
+                if passage.decided != "conflict":
+                    first, passage.decided = passage.decided[5:], "conflict"
+                    reason = f"two cards read in one sensor pulse: {first} then {reading.card}"
+                    return [Unreadable(reason, run.first_frame)]
+            return []
+        if label == "cut" and not passage.decided:
+            passage.decided = label
+            return [CutCard(run.first_frame)]
+        if label == "back" and not passage.decided:
+            passage.back_seen = True
+        return self._face_up_decision(passage)
+
+    def _face_up_decision(self, passage: _Passage) -> list[ReadingEvent]:
+        face = passage.over_face
+        if passage.back_seen and not passage.decided and face is not None:
+            passage.decided = face.label
+            return [CardSeen(face.label[5:], True, face.first_frame)]
+        return []
+
+    def _end(self) -> list[ReadingEvent]:
+        passage, self._passage = self._passage, None
+        self._empty_run = 0
+        if passage is None or passage.decided:
+            return []
+        if self._triggered is False and passage.frames < self.min_frames:
+            return []
+        if passage.back_seen:
+            reason = "face-up card: its back was seen and no over view read its face"
+        elif "face" in passage.seen:
+            reason = "no two consecutive frames agreed on the card"
+        else:
+            reason = "no confident reading of the card"
+        return [Unreadable(reason, passage.first_frame)]
