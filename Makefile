@@ -23,7 +23,7 @@ soak: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m soak
 
 bench: $(STAMP)
-	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	for b in engine link vision e2e; do echo "== bench.$$b"; $(BIN)/python -m bench.$$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

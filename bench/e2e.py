@@ -2,7 +2,7 @@
 
 Deals whole shuffled 8-deck shoes at speed 0: synthetic frames -> Tracker, emulated MCU on a
 pty -> Link, queue -> rules -> fake GPIO -> SQLite journal. Prints the figures for the README.
-Usage: python bench/e2e.py [SHOES]
+Usage: python -m bench.e2e [SHOES]
 """
 
 from __future__ import annotations

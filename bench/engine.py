@@ -1,6 +1,6 @@
 """Rounds per second through `Table.apply` on whole shuffled shoes.
 
-Prints the figures for the README; not a timed test. Usage: python bench/engine.py [SHOES]
+Prints the figures for the README; not a timed test. Usage: python -m bench.engine [SHOES]
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The emulator runs on the master side of a pseudo-terminal, the host's SerialTransport opens
 the slave at 115200 baud with pyserial (termios speed set). A pty does NOT enforce the baud
 rate, so the figures show the software's limits; the theoretical wire time at 115200 8N1 is
-printed next to them. Run: .venv/bin/python bench/link.py [--cards N]
+printed next to them. Run: .venv/bin/python -m bench.link [--cards N]
 """
 
 from __future__ import annotations

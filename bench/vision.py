@@ -3,7 +3,7 @@
 For each deck design (the shared public-domain deck and the built-in synthetic one): enrol
 from nominal samples, then read windows rendered with random perturbations (fixed seed;
 never the enrolment images) and a shuffled shoe sliding through the window.
-Run: .venv/bin/python bench/vision.py [--faces N] [--seed S]
+Run: .venv/bin/python -m bench.vision [--faces N] [--seed S]
 """
 
 from __future__ import annotations
@@ -13,24 +13,19 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from pathlib import Path
 
-# This file is named like the package it measures: run as a script, its own directory comes
-# first on sys.path and `import vision` would import this file. Put the repository there.
-sys.path[0] = str(Path(__file__).resolve().parents[1])
+import cv2
+import numpy as np
+from rich.console import Console
+from rich.progress import Progress
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
-from rich.console import Console  # noqa: E402
-from rich.progress import Progress  # noqa: E402
-
-from vision.cards import ALL_CARDS, split_code  # noqa: E402
-from vision.decks import load_deck, synthetic_deck  # noqa: E402
-from vision.enrol import enrol  # noqa: E402
-from vision.events import CardSeen, CutCard  # noqa: E402
-from vision.reader import Reader  # noqa: E402
-from vision.synth import random_perturbation, render_window, shoe_frames, write_samples  # noqa: E402
-from vision.tracker import Tracker  # noqa: E402
+from vision.cards import ALL_CARDS, split_code
+from vision.decks import load_deck, synthetic_deck
+from vision.enrol import enrol
+from vision.events import CardSeen, CutCard
+from vision.reader import Reader
+from vision.synth import random_perturbation, render_window, shoe_frames, write_samples
+from vision.tracker import Tracker
 
 NON_FACES = {"BACK": "back", "CUT": "cut", "EMPTY": "empty", "JOKER": "unknown",
              "BLANK": "unknown"}

@@ -90,7 +90,10 @@ class Simulation:
         # The synthetic camera shows frames only while a card passes; at a slow pace that is
         # seconds apart, so it is not "stale" unless a whole step goes by without frames.
         stale_after = max(2.0, 3.0 / speed) if speed else 2.0
-        self.camera = open_camera("synthetic", frames=self.feed, stale_after=stale_after)
+        # A one-frame queue: the camera delivers as fast as the reader takes frames, no
+        # faster, so a burst of rendered frames does not wait in line (a live camera drops).
+        self.camera = open_camera("synthetic", frames=self.feed, stale_after=stale_after,
+                                  queue_size=1)
         self.runtime = ShoeRuntime(self.pipeline, self.tracker, self.camera,
                                    window=UNDER_WINDOW, over_window=OVER_WINDOW,
                                    on_status=lambda message: None)

@@ -129,7 +129,9 @@ class Tracker:
         passage.under.push(label, index)
         passage.frames += 1
         passage.seen.add(reading.kind)
-        if over is not None:
+        # When the under view reads a face, that face is down and the over view sees a back:
+        # reading it too would double the cost of every frame that decides a card.
+        if over is not None and not label.startswith("face:"):
             over_reading = self.reader.read(over)
             passage.over.push(_label(over_reading), index)
             over_run = passage.over
