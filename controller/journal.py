@@ -61,11 +61,19 @@ class Journal:
             raise JournalError(f"{path}: no such journal")
         self.path = path
         self._clock = clock
+        self.read_only = not create
         try:
-            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute(_SCHEMA)
+            if self.read_only:
+                # Readers (verify, replay, report, surveillance) never take a write lock, so
+                # they cannot stall the service writing the same journal.
+                self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True,
+                                           isolation_level=None, check_same_thread=False)
+            else:
+                self._db = sqlite3.connect(path, isolation_level=None,
+                                           check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.execute(_SCHEMA)
             tail = self._db.execute(
                 "SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         except sqlite3.DatabaseError as error:
@@ -90,6 +98,8 @@ class Journal:
 
     def append_many(self, items: Iterable[tuple[str, dict, int | None]]) -> list[Record]:
         """Append records in one transaction: all of them are durable, or none."""
+        if self.read_only:
+            raise JournalError(f"{self.path}: opened for reading only")
         records, seq, prev = [], self._seq, self._hash
         ts_us = int(self._clock() * 1_000_000)
         for kind, body, cause in items:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from controller.errors import JournalError
 from controller.journal import Journal
-from controller.observations import Observation, observation_from_dict
+from controller.observations import Observation, Unreadable, observation_from_dict
 from controller.table import Table
 
 TABLE_SETTINGS = ("decks", "style", "require_no_more_bets")
@@ -69,3 +69,17 @@ def replay(journal: Journal) -> Replayed:
         elif record.kind == "event":
             replayed.recorded.setdefault(record.cause, []).append(record.body)
     return replayed
+
+
+def check_same_input(path: str, journaled: list[Observation], planned: list[Observation]) -> None:
+    """A journal can only be resumed by the input that started it: its observations must be
+    the start of `planned`. (An unreadable card's reason is the camera's words, not the
+    input's, so only its kind is compared.)"""
+    if len(journaled) > len(planned):
+        raise JournalError(f"{path}: the journal holds {len(journaled)} observations, more "
+                           f"than the input's {len(planned)}: it is another input's")
+    for index, (old, new) in enumerate(zip(journaled, planned, strict=False), start=1):
+        same = (isinstance(old, Unreadable) and isinstance(new, Unreadable)) or old == new
+        if not same:
+            raise JournalError(f"{path}: observation {index} of the journal is {old}, the "
+                               f"input has {new}: the journal belongs to another input")

@@ -83,7 +83,7 @@ class Simulation:
         self._view = None
         sinks = [self._remember] + ([lambda events: [sink(e) for e in events]] if sink else [])
         self.service = TableService(self.journal, settings, lamps=self.lamps, sinks=sinks)
-        self.service.recover()
+        self.resumed = self.service.recover()  # observations an earlier run journaled
         self.stopwatch = Stopwatch()
         self.pipeline = Pipeline(self.service, on_handled=self.stopwatch)
         self.feed = FrameFeed()

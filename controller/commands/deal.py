@@ -5,8 +5,9 @@ from __future__ import annotations
 import sys
 
 from controller.commands._output import EventPrinter, finish
-from controller.errors import InputError, JournalError
+from controller.errors import InputError
 from controller.journal import Journal
+from controller.replay import check_same_input
 from controller.script import parse_script, uses_no_more_bets
 from controller.service import TableService
 from controller.table import Table
@@ -64,7 +65,7 @@ def run(args) -> int:
     with Journal(args.journal) as journal:
         service = TableService(journal, settings)
         done = service.recover()
-        _check_same_input(args.journal, done, [step.observation for step in steps])
+        check_same_input(args.journal, done, [step.observation for step in steps])
         if done:
             print(f"sabot deal: resuming after {len(done)} journaled observations",
                   file=sys.stderr)
@@ -74,13 +75,3 @@ def run(args) -> int:
             for event in service.handle(step.observation):
                 printer(event)
         return finish(service.table, printer)
-
-
-def _check_same_input(path: str, journaled: list, observations: list) -> None:
-    if len(journaled) > len(observations):
-        raise JournalError(f"{path}: the journal holds {len(journaled)} observations, more "
-                           f"than the input's {len(observations)}: it is another input's")
-    for index, (old, new) in enumerate(zip(journaled, observations, strict=False), start=1):
-        if old != new:
-            raise JournalError(f"{path}: observation {index} of the journal is {old}, the "
-                               f"input has {new}: the journal belongs to another input")

@@ -30,8 +30,9 @@ def register(subparsers) -> None:
                         "(default: 3 in a terminal, 0 with --json)")
     parser.add_argument("--deck", default="synthetic", help="card design: 'synthetic' (built "
                         "in), 'shared' (../shared/decks/vector-playing-cards) or a folder")
-    parser.add_argument("--journal", metavar="PATH", help="journal file to write (must not "
-                        "exist yet); default: a new file in a temporary folder")
+    parser.add_argument("--journal", metavar="PATH", help="journal file; if it already holds "
+                        "the start of the same shoe (an interrupted run), dealing resumes after "
+                        "it; default: a new file in a temporary folder")
     parser.add_argument("--json", action="store_true", help="print JSON event lines")
     parser.set_defaults(func=run)
 
@@ -39,6 +40,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from controller.commands._output import EventPrinter, finish
     from controller.errors import InputError
+    from controller.replay import check_same_input
     from controller.simulation_setup import build_simulation, load_observations
 
     observations, settings = load_observations(args.shoe, args.decks, args.style, args.seed)
@@ -47,17 +49,22 @@ def run(args) -> int:
         raise InputError(f"--speed must be 0 or more, not {args.speed}")
     journal_path = args.journal or os.path.join(tempfile.mkdtemp(prefix="sabot-"),
                                                 "simulate.sqlite")
-    if os.path.exists(journal_path):
-        raise InputError(f"{journal_path}: already exists; the simulator writes a new journal")
     printer = EventPrinter(True) if args.json else None
     started = time.monotonic()
     with build_simulation(settings, journal_path, deck_name=args.deck, seed=args.seed,
                           speed=speed, sink=printer) as sim:
+        check_same_input(journal_path, sim.resumed, observations)
+        remaining = observations[len(sim.resumed):]
+        if sim.resumed:
+            print(f"sabot simulate: resuming after {len(sim.resumed)} journaled observations",
+                  file=sys.stderr)
         if args.json:
-            printer({"event": "new_shoe", "shoe": 1, "decks": args.decks, "style": args.style})
-            sim.dealer.play(observations)
+            if not sim.resumed:
+                printer({"event": "new_shoe", "shoe": 1, "decks": args.decks,
+                         "style": args.style})
+            sim.dealer.play(remaining)
         else:
-            sim.play_live(observations, title=f"Sabot simulate - {len(observations)} tokens")
+            sim.play_live(remaining, title=f"Sabot simulate - {len(observations)} tokens")
         sim.drain()
         table = sim.service.table
         stats = sim.stats(wall_s=time.monotonic() - started)

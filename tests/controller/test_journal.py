@@ -136,3 +136,15 @@ def test_verify_and_replay_commands(tmp_path, capsys):
     (tmp_path / "junk.db").write_bytes(b"this is not sqlite" * 100)
     assert main(["verify", str(tmp_path / "junk.db")]) == 1
     assert "not a Sabot journal" in capsys.readouterr().err
+
+
+def test_readers_open_the_journal_read_only_beside_the_writer(tmp_path):
+    path = tmp_path / "j.db"
+    with Journal(str(path)) as writer:
+        writer.append("meta", {"table": SETTINGS})
+        with Journal(str(path), create=False) as reader:
+            assert [r.kind for r in reader.records()] == ["meta"]
+            writer.append("observation", obs.to_dict(obs.Cut()))  # not blocked by the reader
+            assert [r.kind for r in reader.records()] == ["meta", "observation"]
+            with pytest.raises(JournalError, match="reading only"):
+                reader.append("observation", obs.to_dict(obs.Cut()))

@@ -104,7 +104,7 @@ def cards_in(path):
     if not path.exists():
         return []
     try:
-        with Journal(str(path)) as journal:
+        with Journal(str(path), create=False) as journal:
             return [r.body["card"] for r in journal.records()
                     if r.kind == "observation" and r.body["kind"] == "card"]
     except Exception:  # noqa: BLE001 - the service may be creating it right now

@@ -1,0 +1,108 @@
+"""ShoeRuntime: camera frames and link events become observations; equipment faults halt."""
+
+import numpy as np
+
+from controller import observations as obs
+from controller.runtime import ShoeRuntime, observation_of
+from firmware_bridge import messages as link
+from hardware.camera import Frame
+from hardware.errors import CameraStalledError
+from vision import events as seen
+
+
+class Collect:
+    def __init__(self):
+        self.submitted = []
+
+    def submit(self, observation, evidence_at=None):
+        self.submitted.append((observation, evidence_at))
+        return len(self.submitted)
+
+
+class ScriptedCamera:
+    """Raises or returns what it is told, then ends like a finished recording."""
+
+    def __init__(self, script):
+        self.script = list(script)
+
+    def read(self):
+        item = self.script.pop(0) if self.script else None
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+
+class EchoTracker:
+    """Reports a card for every frame whose top-left pixel is bright, with that frame's index."""
+
+    def __init__(self):
+        self.fed = []
+
+    def feed(self, frame, *, card_present=None, frame_index=None, over=None):
+        self.fed.append((frame.shape, card_present, frame_index))
+        return [seen.CardSeen("AS", False, frame_index)] if frame[0, 0, 0] > 100 else []
+
+    def flush(self):
+        return []
+
+
+def frame(index, at, bright=False):
+    image = np.full((40, 60, 3), 200 if bright else 10, np.uint8)
+    return Frame(image, at, index)
+
+
+def run_camera(script, **kwargs):
+    pipeline, tracker = Collect(), EchoTracker()
+    runtime = ShoeRuntime(pipeline, tracker, ScriptedCamera(script), **kwargs)
+    runtime.start()
+    runtime.stop()  # the scripted recording ends; the loop returns
+    return runtime, pipeline, tracker
+
+
+def test_a_stale_camera_is_one_equipment_fault_per_outage():
+    stalled = CameraStalledError("camera: no frame for 1000 ms")
+    _, pipeline, _ = run_camera([stalled, stalled, frame(0, 1.0), stalled])
+    faults = [o for o, _ in pipeline.submitted if isinstance(o, obs.EquipmentFault)]
+    assert len(faults) == 2  # one before the frame, one after it: two outages
+    assert "no frame" in faults[0].reason
+
+
+def test_readings_carry_the_time_of_their_frame_and_the_window_is_cropped():
+    runtime, pipeline, tracker = run_camera([frame(0, 5.0), frame(1, 5.01, bright=True)],
+                                            window=(10, 5, 20, 30))
+    assert pipeline.submitted == [(obs.Card("AS"), 5.01)]
+    assert tracker.fed[0] == ((30, 20, 3), None, 0)
+    assert runtime.frames == 2
+
+
+def test_the_card_sensor_from_the_link_goes_with_each_frame():
+    pipeline, tracker = Collect(), EchoTracker()
+    runtime = ShoeRuntime(pipeline, tracker, ScriptedCamera([]))
+    runtime.on_link_event(link.CardPresent(7))
+    runtime.on_frame(frame(0, 1.0))
+    runtime.on_link_event(link.CardGone(7))
+    runtime.on_frame(frame(1, 1.1))
+    assert [present for _, present, _ in tracker.fed] == [True, False]
+    runtime.on_link_event(link.LinkDown("heartbeat lost"))
+    runtime.on_frame(frame(2, 1.2))
+    assert tracker.fed[-1][1] is None  # no sensor: image evidence only
+    assert pipeline.submitted[-1][0] == obs.EquipmentFault("link down: heartbeat lost")
+
+
+def test_buttons_and_missed_cards():
+    pipeline = Collect()
+    runtime = ShoeRuntime(pipeline, EchoTracker(), ScriptedCamera([]))
+    for name in ("no_more_bets", "card_disclosed", "acknowledge", "new_shoe", "bogus"):
+        runtime.on_button(name)
+    runtime.on_link_event(link.ButtonPressed("no_more_bets"))
+    runtime.on_link_event(link.CardsMissed(2, 40))
+    kinds = [o.kind for o, _ in pipeline.submitted]
+    assert kinds == ["no_more_bets", "disclosed", "ack", "new_shoe", "no_more_bets",
+                     "equipment_fault"]
+    assert "2 card(s)" in pipeline.submitted[-1][0].reason
+
+
+def test_vision_events_map_to_observations():
+    assert observation_of(seen.CardSeen("10H", True, 3)) == obs.Card("10H", face_up=True)
+    assert observation_of(seen.CutCard(1)) == obs.Cut()
+    assert observation_of(seen.Unreadable("joker", 2)) == obs.Unreadable("joker")
