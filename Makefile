@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/sabot simulate
+	$(BIN)/sabot simulate --speed 12
 
 test: $(STAMP)
 	$(BIN)/ruff check .

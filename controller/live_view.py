@@ -98,8 +98,9 @@ def table_view(title: str, state: TableState, lit: frozenset[str], rounds: list[
               f"  {state.phase}")
     parts = [Text(status, style="bold"), lamp_strip(lit), hands(state, last)]
     if last:
-        parts.append(Text(f"last: round {last['round']} {last['result'].upper()} "
-                          f"{last['player_total']}-{last['banker_total']}"
+        winner = "TIE HAND" if last["result"] == "tie" else f"{last['result'].upper()} wins"
+        parts.append(Text(f"last: round {last['round']} {winner}, player "
+                          f"{last['player_total']} banker {last['banker_total']}"
                           + (" natural" if last["natural"] else "")
                           + (" VOID" if last["void"] else "")))
     if state.faults:
