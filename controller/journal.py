@@ -4,7 +4,9 @@ WAL mode with synchronous=FULL: a record is on disk when `append` returns. Each 
 the SHA-256 of the previous one, so any edit, insertion or deletion breaks the chain at the
 first record it touches (`controller.verify`). Record kinds: `meta` (the table settings,
 first), `observation` (journaled before it is applied) and `event` (with `cause`, the
-sequence number of the observation that produced it).
+sequence number of the observation that produced it), and `link` (the shoe
+microcontroller's boot id and card counter, so a restarted service knows which card reports it
+has already seen).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -79,6 +82,7 @@ class Journal:
         except sqlite3.DatabaseError as error:
             raise JournalError(f"{path}: not a Sabot journal ({error})") from None
         self._seq, self._hash = tail if tail else (0, GENESIS)
+        self._append_lock = threading.Lock()  # the table and the serial thread both append
 
     def __enter__(self) -> Journal:
         return self
@@ -100,6 +104,10 @@ class Journal:
         """Append records in one transaction: all of them are durable, or none."""
         if self.read_only:
             raise JournalError(f"{self.path}: opened for reading only")
+        with self._append_lock:
+            return self._append_locked(items)
+
+    def _append_locked(self, items: Iterable[tuple[str, dict, int | None]]) -> list[Record]:
         records, seq, prev = [], self._seq, self._hash
         ts_us = int(self._clock() * 1_000_000)
         for kind, body, cause in items:

@@ -83,3 +83,12 @@ def check_same_input(path: str, journaled: list[Observation], planned: list[Obse
         if not same:
             raise JournalError(f"{path}: observation {index} of the journal is {old}, the "
                                f"input has {new}: the journal belongs to another input")
+
+
+def last_link_state(journal: Journal) -> tuple[int, int] | None:
+    """(MCU boot id, last card counter) from the newest `link` record, for `Link(resume=)`."""
+    state = None
+    for record in journal.records():
+        if record.kind == "link":
+            state = (record.body["boot_id"], record.body["card_counter"])
+    return state

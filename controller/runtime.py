@@ -51,7 +51,8 @@ class ShoeRuntime:
                  window: tuple[int, int, int, int] | None = None,
                  over_window: tuple[int, int, int, int] | None = None,
                  use_trigger: bool = True,
-                 on_status: Callable[[str], None] | None = None):
+                 on_status: Callable[[str], None] | None = None,
+                 on_link_state: Callable[[int, int], None] | None = None):
         self.pipeline = pipeline
         self.tracker = tracker
         self.camera = camera
@@ -60,6 +61,8 @@ class ShoeRuntime:
         self.use_trigger = use_trigger
         self._on_status = on_status or (lambda message: log.info("%s", message))
         self.card_present: bool | None = None  # unknown until the link reports the sensor
+        self._on_link_state = on_link_state  # (MCU boot id, card counter), to be journaled
+        self._mcu_boot: int | None = None
         self.link_up = False
         self.frames = 0
         self.last_frame_at: float | None = None
@@ -130,12 +133,15 @@ class ShoeRuntime:
         """Called from the serial thread for every event the link delivers."""
         if isinstance(event, link.CardPresent):
             self.card_present = True
+            self._link_state(event.counter)
         elif isinstance(event, link.CardGone):
             self.card_present = False
         elif isinstance(event, link.ButtonPressed):
             self.on_button(event.name)
         elif isinstance(event, link.LinkUp):
             self.link_up = True
+            self._mcu_boot = event.boot_id
+            self._link_state(event.card_counter)
             self._on_status(f"link up: firmware {event.firmware}, boot {event.boot_id:#x}")
         elif isinstance(event, link.LinkDown):
             self.link_up = False
@@ -145,11 +151,16 @@ class ShoeRuntime:
             self.pipeline.submit(obs.EquipmentFault(
                 f"{event.count} card(s) passed the sensor while the host was away"))
         elif isinstance(event, link.McuReset):
+            self._mcu_boot = event.new_boot_id
             self._on_status("shoe microcontroller restarted")
         elif isinstance(event, link.McuError):
             self._on_status(f"shoe microcontroller error {event.code}: {event.text}")
         with self.changed:
             self.changed.notify_all()
+
+    def _link_state(self, counter: int) -> None:
+        if self._on_link_state is not None and self._mcu_boot is not None:
+            self._on_link_state(self._mcu_boot, counter)
 
     def on_button(self, name: str) -> None:
         """A dealer or supervisor button, from GPIO or from the microcontroller."""

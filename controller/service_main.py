@@ -17,6 +17,7 @@ import time
 from controller.errors import ConfigError
 from controller.journal import Journal
 from controller.pipeline import Pipeline
+from controller.replay import last_link_state
 from controller.runtime import ShoeRuntime
 from controller.service import LampFanout, TableService
 from firmware_bridge.link import Link
@@ -67,7 +68,9 @@ class Service:
             journal = Journal(config["journal"]["path"])
             outputs = [panel.lamps.show]
             if config["serial"]["enabled"]:
-                transport = SerialTransport(config["serial"]["port"], Link(),
+                # Card reports the previous run already saw are skipped, a gap is reported.
+                link = Link(resume=last_link_state(journal))
+                transport = SerialTransport(config["serial"]["port"], link,
                                             baudrate=config["serial"]["baud"])
                 outputs.append(transport.send_lamps)
             service = TableService(journal, self.settings, lamps=LampFanout(*outputs))
@@ -80,7 +83,10 @@ class Service:
             pipeline = Pipeline(service).start()
             self.runtime = ShoeRuntime(pipeline, tracker, camera,
                                        window=tuple(config["camera"]["window"]),
-                                       on_status=log.warning).start()
+                                       on_status=log.warning,
+                                       on_link_state=lambda boot, counter: journal.append(
+                                           "link", {"boot_id": boot, "card_counter": counter}),
+                                       ).start()
             if transport is not None:
                 transport.on_event = self.runtime.on_link_event
                 transport.start()

@@ -42,3 +42,14 @@ def test_lamps_is_pure_and_names_are_the_design_names():
     assert lamps(table.state) == lamps(table.state) == table.lamps()
     assert set(table.lamps()) <= set(LAMP_NAMES)
     assert len(LAMP_NAMES) == 11
+
+
+def test_every_package_drives_the_same_design_lamp_names():
+    from firmware_bridge.messages import LAMPS_ORDER
+    from hardware.lamps import LAMP_NAMES as GPIO_LAMPS
+
+    design = ("player_draw player_stand banker_draw banker_stand player_win banker_win tie "
+              "last_coup no_bets shuffle fault").split()
+    assert list(LAMP_NAMES) == design
+    assert set(GPIO_LAMPS) == set(design)
+    assert set(LAMPS_ORDER) == set(design)  # the wire order is the protocol's, fixed there

@@ -106,3 +106,23 @@ def test_vision_events_map_to_observations():
     assert observation_of(seen.CardSeen("10H", True, 3)) == obs.Card("10H", face_up=True)
     assert observation_of(seen.CutCard(1)) == obs.Cut()
     assert observation_of(seen.Unreadable("joker", 2)) == obs.Unreadable("joker")
+
+
+def test_link_state_is_reported_for_the_journal_and_read_back(tmp_path):
+    from controller.journal import Journal
+    from controller.replay import last_link_state
+
+    states = []
+    runtime = ShoeRuntime(Collect(), EchoTracker(), ScriptedCamera([]),
+                          on_link_state=lambda boot, counter: states.append((boot, counter)))
+    runtime.on_link_event(link.CardPresent(3))  # before LinkUp the boot id is unknown
+    runtime.on_link_event(link.LinkUp("fw 1.0", 0xABC, 3))
+    runtime.on_link_event(link.CardPresent(4))
+    runtime.on_link_event(link.McuReset(0xABC, 0xDEF))
+    runtime.on_link_event(link.CardPresent(1))
+    assert states == [(0xABC, 3), (0xABC, 4), (0xDEF, 1)]
+    with Journal(str(tmp_path / "j.db")) as journal:
+        assert last_link_state(journal) is None
+        for boot, counter in states:
+            journal.append("link", {"boot_id": boot, "card_counter": counter})
+        assert last_link_state(journal) == (0xDEF, 1)
