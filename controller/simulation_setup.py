@@ -147,20 +147,13 @@ class Simulation:
             self.dealer.play(observations)
 
     def stats(self, wall_s: float) -> dict:
-        cards = sum(1 for e in self.pipeline_observations() if isinstance(e, CARD_KINDS))
+        card_kinds = {kind.kind for kind in CARD_KINDS}
+        cards = sum(1 for record in self.journal.records()
+                    if record.kind == "observation" and record.body["kind"] in card_kinds)
         p50, p99 = self.stopwatch.percentile(50), self.stopwatch.percentile(99)
         return {"cards": cards, "frames": self.runtime.frames, "wall_s": round(wall_s, 3),
                 "latency_ms_p50": None if p50 is None else round(p50, 2),
                 "latency_ms_p99": None if p99 is None else round(p99, 2)}
-
-    def pipeline_observations(self):
-        return [o for o in self.service_observations]
-
-    @property
-    def service_observations(self):
-        from controller.observations import observation_from_dict
-        return [observation_from_dict(r.body) for r in self.journal.records()
-                if r.kind == "observation"]
 
 
 def build_simulation(settings, journal_path, *, deck_name="synthetic", seed=None, speed=0.0,
