@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
 from controller import commands
 from controller.errors import SabotError
+
+EXIT_INTERNAL = 70  # EX_SOFTWARE
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
@@ -70,6 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     except _user_errors() as error:
         print(f"sabot {args.command}: {error}", file=sys.stderr)
         return getattr(error, "exit_status", 1)
+    except Exception as error:  # noqa: BLE001 - a bug of ours: say so in one line
+        if os.environ.get("SABOT_DEBUG"):
+            raise
+        print(f"sabot {args.command}: internal error: {type(error).__name__}: {error} "
+              "(run with SABOT_DEBUG=1 to see where; please report it)", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

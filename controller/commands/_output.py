@@ -38,19 +38,18 @@ class EventPrinter:
 Printer = Callable[[dict], None]
 
 
-def finish(table: Table, printer: Printer) -> int:
-    """Say how the input ended if it left the table in the middle of something."""
-    status = EXIT_OK
+def finish(table: Table) -> tuple[int, dict | None]:
+    """The exit status for how the input left the table, and the `input_end` event that says
+    so when it stopped in the middle of something (None when it ended cleanly)."""
     state = table.state
     if state.halted:
-        printer({"event": "input_end", "round": state.round_number, "phase": state.phase,
-                 "reason": f"the input ended with the table halted on {len(state.faults)} "
-                 f"fault(s), the first: {state.faults[0]}"})
-        status = EXIT_HALTED
-    elif state.phase in (ROUND, BURN) and (state.player or state.burn_cards):
+        return EXIT_HALTED, {
+            "event": "input_end", "round": state.round_number, "phase": state.phase,
+            "reason": f"the input ended with the table halted on {len(state.faults)} "
+                      f"fault(s), the first: {state.faults[0]}"}
+    if state.phase in (ROUND, BURN) and (state.player or state.burn_cards):
         where = f"round {state.round_number}" if state.phase == ROUND else "the burn"
-        printer({"event": "input_end", "round": state.round_number, "phase": state.phase,
-                 "reason": f"the cards ran out in the middle of {where}"})
-        status = EXIT_OUT_OF_CARDS
-    printer.close()
-    return status
+        return EXIT_OUT_OF_CARDS, {
+            "event": "input_end", "round": state.round_number, "phase": state.phase,
+            "reason": f"the cards ran out in the middle of {where}"}
+    return EXIT_OK, None

@@ -61,7 +61,7 @@ def run(args) -> int:
         for step in steps:
             for event in table.apply(step.observation):
                 printer(event)
-        return finish(table, printer)
+        return _close(table, printer)
     with Journal(args.journal) as journal:
         service = TableService(journal, settings)
         done = service.recover()
@@ -74,4 +74,12 @@ def run(args) -> int:
         for step in steps[len(done):]:
             for event in service.handle(step.observation):
                 printer(event)
-        return finish(service.table, printer)
+        return _close(service.table, printer)
+
+
+def _close(table: Table, printer: EventPrinter) -> int:
+    status, end = finish(table)
+    if end is not None:
+        printer(end)
+    printer.close()
+    return status

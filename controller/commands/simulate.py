@@ -68,11 +68,14 @@ def run(args) -> int:
         sim.drain()
         table = sim.service.table
         stats = sim.stats(wall_s=time.monotonic() - started)
+    status, end = finish(table)
     if args.json:
-        status = finish(table, printer)
+        if end is not None:
+            printer(end)
         sys.stdout.write(json.dumps({"event": "stats", **stats}) + "\n")
     else:
-        status = finish(table, lambda event: print(event["reason"]))
+        if end is not None:
+            print(end["reason"])
         print(f"{stats['cards']} cards, {stats['frames']} frames in {stats['wall_s']:.1f} s; "
               f"frame-to-lamp latency p50 {stats['latency_ms_p50']} ms, "
               f"p99 {stats['latency_ms_p99']} ms; journal {journal_path}")

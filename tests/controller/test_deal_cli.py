@@ -95,3 +95,15 @@ def test_shuffle_then_deal_whole_shoe_through_the_console_script():
     assert events[-1]["event"] in ("shoe_end", "lamps")
     assert sum(e["event"] == "shoe_end" for e in events) == 1
     assert not any(e["event"] in ("fault", "irregularity") for e in events)
+
+
+def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise KeyError("oops")
+
+    monkeypatch.setattr("controller.commands.deal.parse_script", broken)
+    monkeypatch.setattr(sys, "stdin", __import__("io").StringIO("AS"))
+    monkeypatch.delenv("SABOT_DEBUG", raising=False)
+    assert main(["deal", "-"]) == 70
+    err = capsys.readouterr().err
+    assert "internal error: KeyError" in err and "Traceback" not in err

@@ -48,3 +48,15 @@ def test_simulate_prints_what_deal_prints(name, tmp_path, capsys):
     assert stats["frames"] > stats["cards"] * 10
     assert stats["latency_ms_p50"] is not None and stats["latency_ms_p99"] >= 0
     assert verify(str(journal)).ok
+
+
+def test_simulate_in_a_terminal_shows_the_table_and_ends_cleanly(tmp_path, capsys):
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text(SCRIPTS["cut_during_round"] + "9H\n")  # a card after the end: a fault
+    status = main(["simulate", "--shoe", str(shoe), "--speed", "0", "--seed", "2",
+                   "--journal", str(tmp_path / "j.sqlite")])
+    out = capsys.readouterr().out
+    assert status == 4
+    assert "bead plate" in out and "big road" in out
+    assert "halted" in out and "9H drawn after the end of the shoe" in out
+    assert "latency p50" in out
