@@ -89,18 +89,19 @@ class Lamps:
                 return  # after a fail-safe shutdown nothing may light a draw lamp again
             self._write(lit)
 
-    def fail_safe(self, reason: str = "") -> None:
+    def fail_safe(self, reason: str = "", level: int = logging.ERROR) -> None:
         """Draw and stand lamps dark, fault lit; the other lamps keep their state."""
         with self._lock:
             if self.closed:
                 return
             if reason:
-                log.error("lamps to fail-safe state: %s", reason)
+                log.log(level, "lamps to fail-safe state: %s", reason)
             self._write((self._lit - set(DRAW_STAND)) | {"fault"})
 
     def close(self, reason: str = "shutdown") -> None:
-        """Fail-safe state, then release the pins (external resistors take over)."""
-        self.fail_safe(reason)
+        """Fail-safe state, then release the pins (external resistors take over). An orderly
+        shutdown is no error; a signal or an exit hook is logged as one by its caller."""
+        self.fail_safe(reason, logging.INFO if reason == "shutdown" else logging.ERROR)
         with self._lock:
             if not self.closed:
                 self.closed = True
