@@ -14,7 +14,9 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -77,41 +79,68 @@ class Dealer:
     timing: DealerTiming = field(default_factory=DealerTiming)
     on_step: Callable[[int, obs.Observation], None] | None = None
     _expected: int = 0
+    _empty: np.ndarray | None = None
 
     def wait_for_link(self) -> None:
         if not self.runtime.wait(lambda: self.runtime.link_up, self.timing.timeout):
             raise SimulationError("the emulated shoe's link did not come up")
 
     def play(self, observations: list[obs.Observation]) -> None:
-        for step, observation in enumerate(observations, start=1):
-            started = time.monotonic()
-            if type(observation) in BUTTON_OF:
-                self.shoe.press(BUTTON_OF[type(observation)])
-            else:
-                self._pass_card(observation)
-            self._expected += 1
-            if not self.pipeline.wait_for(self._expected, self.timing.timeout):
-                raise SimulationError(f"step {step} ({observation}) produced no observation "
-                                      f"within {self.timing.timeout:.0f} s")
-            if self.pipeline.error is not None:
-                raise self.pipeline.error
-            if self.on_step is not None:
-                self.on_step(step, observation)
-            if self.timing.speed > 0:
-                time.sleep(max(0.0, 1 / self.timing.speed - (time.monotonic() - started)))
+        # Frames are rendered one card ahead in a worker thread (OpenCV releases the GIL),
+        # in order, so the camera reads one card while the next is drawn.
+        cards = iter([o for o in observations if type(o) not in BUTTON_OF])
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="render") as renderer:
+            ahead: deque = deque()
 
-    def _pass_card(self, observation: obs.Observation) -> None:
+            def render_ahead() -> None:
+                while len(ahead) < 2 and (card := next(cards, None)) is not None:
+                    ahead.append(renderer.submit(self._render, card))
+
+            render_ahead()
+            for step, observation in enumerate(observations, start=1):
+                if type(observation) not in BUTTON_OF:
+                    frames = ahead.popleft().result()
+                    render_ahead()
+                else:
+                    frames = None
+                self._step(step, observation, frames)
+
+    def _step(self, step: int, observation: obs.Observation, frames) -> None:
+        started = time.monotonic()
+        if frames is None:
+            self.shoe.press(BUTTON_OF[type(observation)])
+        else:
+            self._pass_card(frames)
+        self._expected += 1
+        if not self.pipeline.wait_for(self._expected, self.timing.timeout):
+            raise SimulationError(f"step {step} ({observation}) produced no observation "
+                                  f"within {self.timing.timeout:.0f} s")
+        if self.pipeline.error is not None:
+            raise self.pipeline.error
+        if self.on_step is not None:
+            self.on_step(step, observation)
+        if self.timing.speed > 0:
+            time.sleep(max(0.0, 1 / self.timing.speed - (time.monotonic() - started)))
+
+    def _render(self, observation: obs.Observation) -> list[np.ndarray]:
+        """The camera frames of one card passing: under and over views side by side."""
         code, face_up = _card_code(observation)
-        frames = [np.hstack((under, over)) for under, over, _ in two_view_frames(
+        return [np.hstack((under, over)) for under, over, _ in two_view_frames(
             self.deck, code, self.rng, face_up=face_up, frames=self.timing.frames_per_card,
             severity=self.timing.severity)]
+
+    def _pass_card(self, frames: list[np.ndarray]) -> None:
         self.shoe.card_present()
         self._until(lambda: self.runtime.card_present is True, "the card sensor to report")
         self._show(frames)
         self.shoe.card_gone()
         self._until(lambda: self.runtime.card_present is False, "the card sensor to clear")
-        empty = np.hstack((render_window(self.deck, "EMPTY"),) * 2)
-        self._show([empty] * self.timing.gap_frames)
+        self._show([self._empty_frame()] * self.timing.gap_frames)
+
+    def _empty_frame(self) -> np.ndarray:
+        if self._empty is None:
+            self._empty = np.hstack((render_window(self.deck, "EMPTY"),) * 2)
+        return self._empty
 
     def _show(self, frames: list[np.ndarray]) -> None:
         self.feed.put(frames)
