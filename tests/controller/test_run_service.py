@@ -109,3 +109,34 @@ def cards_in(path):
                     if r.kind == "observation" and r.body["kind"] == "card"]
     except Exception:  # noqa: BLE001 - the service may be creating it right now
         return []
+
+
+def test_watchdog_is_fed_only_while_camera_and_link_are_fresh():
+    from types import SimpleNamespace
+
+    from controller.config import validate
+    from controller.service_main import Service
+
+    service = Service(validate({"serial": {"enabled": True}}))
+    service.runtime = SimpleNamespace(link_up=True)
+    assert service._healthy(SimpleNamespace(status="ok"))
+    assert not service._healthy(SimpleNamespace(status="stale"))
+    service.runtime.link_up = False
+    assert not service._healthy(SimpleNamespace(status="ok"))
+    without_link = Service(validate({"serial": {"enabled": False}}))
+    without_link.runtime = SimpleNamespace(link_up=False)
+    assert without_link._healthy(SimpleNamespace(status="ok"))
+
+
+def test_synthetic_camera_is_refused_for_a_live_table():
+    import pytest
+
+    from controller.errors import ConfigError
+    from controller.service_main import camera_options
+
+    with pytest.raises(ConfigError, match="for `sabot simulate`"):
+        camera_options({"source": "synthetic", "stale_after_s": 1.0})
+    with pytest.raises(ConfigError, match=r"needs \[camera\] url"):
+        camera_options({"source": "http", "url": "", "stale_after_s": 1.0})
+    assert camera_options({"source": "v4l2", "device": "/dev/video0", "stale_after_s": 2}) == (
+        "v4l2", {"stale_after": 2.0, "device": "/dev/video0"})
