@@ -6,12 +6,17 @@ import socket
 import subprocess
 import sys
 import time
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
+import pytest
 
 from controller.cli import main
+from controller.config import validate
+from controller.errors import ConfigError
 from controller.journal import Journal
+from controller.service_main import Service, camera_options
 from controller.verify import verify
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.pty_shoe import PtyShoe
@@ -112,11 +117,6 @@ def cards_in(path):
 
 
 def test_watchdog_is_fed_only_while_camera_and_link_are_fresh():
-    from types import SimpleNamespace
-
-    from controller.config import validate
-    from controller.service_main import Service
-
     service = Service(validate({"serial": {"enabled": True}}))
     service.runtime = SimpleNamespace(link_up=True)
     assert service._healthy(SimpleNamespace(status="ok"))
@@ -129,11 +129,6 @@ def test_watchdog_is_fed_only_while_camera_and_link_are_fresh():
 
 
 def test_synthetic_camera_is_refused_for_a_live_table():
-    import pytest
-
-    from controller.errors import ConfigError
-    from controller.service_main import camera_options
-
     with pytest.raises(ConfigError, match="for `sabot simulate`"):
         camera_options({"source": "synthetic", "stale_after_s": 1.0})
     with pytest.raises(ConfigError, match=r"needs \[camera\] url"):
