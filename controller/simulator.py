@@ -77,7 +77,6 @@ class Dealer:
     deck: object
     rng: np.random.Generator
     timing: DealerTiming = field(default_factory=DealerTiming)
-    on_step: Callable[[int, obs.Observation], None] | None = None
     _expected: int = 0
     _empty: np.ndarray | None = None
 
@@ -117,8 +116,6 @@ class Dealer:
                                   f"within {self.timing.timeout:.0f} s")
         if self.pipeline.error is not None:
             raise self.pipeline.error
-        if self.on_step is not None:
-            self.on_step(step, observation)
         if self.timing.speed > 0:
             time.sleep(max(0.0, 1 / self.timing.speed - (time.monotonic() - started)))
 

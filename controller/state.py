@@ -36,7 +36,6 @@ class TableState:
     cut_seen: bool = False
     cut_during_round: bool = False  # rule 9.7: announce "Last coup" when this round completes
     last_coup: bool = False  # announced; the shoe ends after the next non-void round
-    last_coup_round: int | None = None
 
     faults: list[str] = field(default_factory=list)
     set_aside: list[str] = field(default_factory=list)  # awaiting the supervisor's ACK

@@ -259,7 +259,6 @@ class Table:
     def _announce_last_coup(self, rule: str) -> None:
         s = self.state
         s.last_coup = True
-        s.last_coup_round = s.round_number
         self._emit("last_coup", round=s.round_number, rule=rule)
 
     def _end_shoe(self, reason: str | None = None) -> None:
