@@ -83,7 +83,7 @@ def enrol(samples_dir: str | Path) -> Profile:
     rednesses = []
     fractions: list[float] = []
     for file, image in face_images.items():
-        measured = measure(image, suit_height, split_step=2)
+        measured = measure(image, suit_height, split_step=2, upright=True)
         if measured.index is None:
             raise EnrolmentError(f"{file}: cannot find the card index ({measured.why_no_index})")
         rank, suit = split_code(file.stem)  # type: ignore[misc]

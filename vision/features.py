@@ -1,17 +1,20 @@
 """Feature vectors: glyph shapes for the index, surface statistics for backs and cut cards.
 
 Glyph vectors are the ink map inside a box resized to a fixed grid, zero-mean and unit
-length, so a dot product is the normalised cross-correlation. Surface statistics are global
+length, so a dot product is the normalised cross-correlation; a turned card's rank glyph is
+set upright first (`glyph_crop`). Surface statistics are global
 (colour, brightness, texture), so they do not care where a back's pattern or a cut card's
 edge falls in the window.
 """
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
-from vision.index import Box
+from vision.index import INK_LEVEL, Box
 
 GLYPH_W, GLYPH_H = 16, 24
 MIN_ASPECT = 0.45
@@ -22,13 +25,39 @@ SURFACE_TOLERANCE = np.array([0.06, 0.06, 0.06, 0.9, 0.6, 0.15, 0.15], np.float3
 EMPTY_TOLERANCE = np.array([1.0, 1.0, 1.0, 0.9, 1.6, 1.0, 1.0], np.float32)
 
 
-def glyph_vector(ink: np.ndarray, box: Box) -> np.ndarray:
-    """The ink in `box` on a fixed grid, zero-mean and unit length: a dot product of two
-    such vectors is their normalised cross-correlation."""
+# Below this turn (degrees) a glyph is taken as it is: its box would change by under a pixel
+# (enrolment samples are upright).
+DESKEW_MIN = 1.0
+
+
+def glyph_crop(ink: np.ndarray, box: Box, angle: float = 0.0) -> np.ndarray:
+    """The ink in `box`, set upright when the card is turned `angle` degrees and cut to the
+    upright glyph's own bounding box. The box of a turned glyph holds its corners' overhang
+    (a wide, flat-footed A gains rows and loses width), so without this the glyph would sit
+    in the grid unlike its upright template. Only the box's own ink is turned (anything
+    around it, the card's edge or a pip, stays out)."""
     crop = ink[box.y : box.bottom, box.x : box.right]
+    if abs(angle) < DESKEW_MIN:
+        return crop
+    # Set upright, a corner may reach past the box by up to half its size times sin(angle).
+    pad = math.ceil(max(box.w, box.h) / 2 * math.sin(math.radians(abs(angle)))) + 1
+    turn = cv2.getRotationMatrix2D((box.w / 2, box.h / 2), -angle, 1.0)
+    turn[:, 2] += pad  # into a frame `pad` pixels wider on every side
+    upright = cv2.warpAffine(crop, turn, (box.w + 2 * pad, box.h + 2 * pad),
+                             flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    x, y, w, h = cv2.boundingRect(cv2.compare(upright, INK_LEVEL, cv2.CMP_GT))
+    if w < 2 or h < 2:
+        return crop
+    return upright[y : y + h, x : x + w]
+
+
+def glyph_vector(crop: np.ndarray) -> np.ndarray:
+    """The ink of `crop` (`glyph_crop`) on a fixed grid, zero-mean and unit length: a dot
+    product of two such vectors is their normalised cross-correlation."""
+    h, w = crop.shape
     # A very narrow glyph (J, 1) is padded to MIN_ASPECT first: stretched to the grid's
     # width from a few pixels, it would be mostly blur.
-    pad_w = max(0, round(box.h * MIN_ASPECT) - box.w)
+    pad_w = max(0, round(h * MIN_ASPECT) - w)
     if pad_w:
         crop = cv2.copyMakeBorder(crop, 0, 0, pad_w // 2, pad_w - pad_w // 2,
                                   cv2.BORDER_CONSTANT, value=0)
@@ -39,8 +68,8 @@ def glyph_vector(ink: np.ndarray, box: Box) -> np.ndarray:
     return grid / norm if norm > 1e-6 else grid
 
 
-def aspect(box: Box) -> float:
-    return box.w / box.h
+def aspect(crop: np.ndarray) -> float:
+    return crop.shape[1] / crop.shape[0]
 
 
 def surface_vector(small: np.ndarray) -> np.ndarray:

@@ -10,6 +10,7 @@ in the same column.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -216,3 +217,33 @@ def _index_in(
         if under_index and box.y - suit.bottom < 0.8 * rank.h:
             return None, "more glyphs under the index"
     return Index(rank, suit, ink, binary, merged), ""
+
+
+# The card's left edge: in every other row of this band, left of this column, the first
+# paper after the shoe interior (which is ink). Angle unknown unless EDGE_ROWS such rows
+# show an edge and EDGE_SHARE of them lie within EDGE_FIT pixels of one straight line.
+_EDGE_ROWS, _EDGE_COLUMNS, _EDGE_STEP = slice(40, 190, 2), slice(0, 48), 2
+EDGE_ROWS, EDGE_FIT, EDGE_SHARE = 20, 2.0, 0.9
+MAX_ANGLE = 8.0
+
+
+def card_angle(binary: np.ndarray) -> float:
+    """How far the card is turned (degrees, counter-clockwise as `cv2.getRotationMatrix2D`
+    counts), from its left edge against the shoe interior; 0.0 when no straight edge shows
+    (card off to the left, a bright interior, a card sliding in)."""
+    first = (binary[_EDGE_ROWS, _EDGE_COLUMNS] == 0).argmax(axis=1)  # 0: paper at once, or none
+    rows = np.flatnonzero(first)
+    count = len(rows)
+    if count < EDGE_ROWS:
+        return 0.0
+    xs = first[rows]
+    # Least squares x = slope * row + offset, then how many rows lie near that line.
+    sum_x, sum_r = float(xs.sum()), float(rows.sum())
+    spread = count * float(rows @ rows) - sum_r * sum_r
+    slope = (count * float(xs @ rows) - sum_x * sum_r) / spread
+    offset = (sum_x - slope * sum_r) / count
+    near = np.count_nonzero(np.abs(xs - (slope * rows + offset)) <= EDGE_FIT)
+    if near < max(EDGE_ROWS, EDGE_SHARE * count):
+        return 0.0  # not one straight edge
+    angle = math.degrees(math.atan(slope / _EDGE_STEP))
+    return angle if abs(angle) <= MAX_ANGLE else 0.0

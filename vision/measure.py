@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from vision.features import aspect, glyph_vector, ink_colour, surface_vector, thumbnail
+from vision.features import (
+    DESKEW_MIN,
+    aspect,
+    glyph_crop,
+    glyph_vector,
+    ink_colour,
+    surface_vector,
+    thumbnail,
+)
 from vision.geometry import to_window
-from vision.index import PIP_FRACTIONS, Box, Index, find_index
+from vision.index import PIP_FRACTIONS, Box, Index, card_angle, find_index
 
 
 @dataclass(frozen=True)
@@ -33,6 +41,7 @@ class Measurement:
     glyphs: tuple[Glyphs, ...] = ()
     pip_heights: tuple[int, ...] = ()
     redness: float = 0.0
+    angle: float = 0.0  # the card's turn the rank glyphs were set upright for (degrees)
 
 
 def _redness(window: np.ndarray, index: Index) -> float:
@@ -44,11 +53,14 @@ def _redness(window: np.ndarray, index: Index) -> float:
     return ink_colour(window[roi], index.binary[roi], paper)
 
 
-def glyphs_of(ink: np.ndarray, rank: Box, suit: Box) -> Glyphs:
+def glyphs_of(ink: np.ndarray, rank: Box, suit: Box, angle: float = 0.0) -> Glyphs:
+    """The glyph vectors of one split, the rank set upright if the card is turned (the suit
+    pips are matched as they are: they did not need it)."""
+    rank_crop = glyph_crop(ink, rank, angle)
     return Glyphs(
-        rank_vector=glyph_vector(ink, rank),
-        rank_aspect=aspect(rank),
-        suit_vector=glyph_vector(ink, suit),
+        rank_vector=glyph_vector(rank_crop),
+        rank_aspect=aspect(rank_crop),
+        suit_vector=glyph_vector(glyph_crop(ink, suit)),
         suit_rank_ratio=suit.h / rank.h,
         rank_offset=(rank.x + rank.w / 2 - suit.x - suit.w / 2) / suit.h,
     )
@@ -59,10 +71,13 @@ def measure(
     suit_height: float | None = None,
     split_step: int = 4,
     pip_fractions: tuple[float, float] = PIP_FRACTIONS,
+    *,
+    upright: bool = False,
 ) -> Measurement:
     """Surface statistics, and the index's glyphs if there is an index. `suit_height` (from
     enrolment) allows splitting a rank that touches its pip, tried every `split_step` rows
-    for pips between `pip_fractions` of the suit height."""
+    for pips between `pip_fractions` of the suit height. `upright`: the rank glyphs of a
+    turned card are set upright (`set_upright`)."""
     window = to_window(image)
     gray = cv2.cvtColor(window, cv2.COLOR_BGR2GRAY)
     small = thumbnail(window)
@@ -70,15 +85,39 @@ def measure(
     index, why = find_index(gray, suit_height, cv2.cvtColor(small, cv2.COLOR_BGR2GRAY))
     if index is None:
         return Measurement(surface, None, why)
-    redness = _redness(window, index)
+    measured = Measurement(surface, index, redness=_redness(window, index))
+    if upright:
+        turned = set_upright(measured, split_step, pip_fractions)
+        if turned is not None:
+            return turned
+    return _with_glyphs(measured, 0.0, split_step, pip_fractions)
+
+
+def set_upright(
+    m: Measurement, split_step: int = 4, pip_fractions: tuple[float, float] = PIP_FRACTIONS
+) -> Measurement | None:
+    """`m` with its rank glyphs set upright for the card's turn (measured on the card's
+    edge), or None when the card is not turned enough for it to matter."""
+    if m.index is None:
+        return None
+    angle = card_angle(m.index.binary)
+    if abs(angle) < DESKEW_MIN:
+        return None
+    return _with_glyphs(m, angle, split_step, pip_fractions)
+
+
+def _with_glyphs(
+    m: Measurement, angle: float, split_step: int, pip_fractions: tuple[float, float]
+) -> Measurement:
+    index = m.index
+    assert index is not None
     if index.merged is None:
-        glyphs = (glyphs_of(index.ink, index.rank, index.suit),)
-        return Measurement(surface, index, glyphs=glyphs, redness=redness)
+        glyphs = (glyphs_of(index.ink, index.rank, index.suit, angle),)
+        return replace(m, glyphs=glyphs, pip_heights=(), angle=angle)
     heights, glyphs = [], []
     for pip_height in index.merged.pip_heights(split_step, pip_fractions):
         split = index.merged.split(pip_height)
         if split is not None:
             heights.append(pip_height)
-            glyphs.append(glyphs_of(index.ink, *split))
-    return Measurement(surface, index, glyphs=tuple(glyphs), pip_heights=tuple(heights),
-                       redness=redness)
+            glyphs.append(glyphs_of(index.ink, *split, angle))
+    return replace(m, glyphs=tuple(glyphs), pip_heights=tuple(heights), angle=angle)

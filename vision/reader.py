@@ -3,6 +3,8 @@
 A face is accepted only when every test passes: the rank's best template beats the
 threshold AND beats every other rank by a margin, the same for the suit, the ink colour
 agrees with the suit's colour, and the suit's size relative to the rank is the enrolled one.
+A rank left unsure on a turned card is tried once more with its glyph set upright (the turn
+is measured on the card's edge), and must then clear its tests by UPRIGHT_EXTRA more.
 Anything else is `unknown`: a wrong rank read with confidence is the one error not allowed.
 Backs, cut cards and the empty window are recognised from global surface statistics.
 """
@@ -16,7 +18,7 @@ import numpy as np
 
 from vision.cards import RANKS, SUITS, is_red
 from vision.features import surface_distance, surface_tolerances
-from vision.measure import Glyphs, Measurement, glyphs_of, measure
+from vision.measure import Glyphs, Measurement, glyphs_of, measure, set_upright
 from vision.profile import Profile
 
 RANK_MIN, RANK_MARGIN = 0.60, 0.25
@@ -27,6 +29,9 @@ OFFSET_TOLERANCE = 0.25  # rank centre vs suit centre may move this much (suit h
 # A rank touching its pip is split many ways and the best taken: more chances of a chance
 # match, so it must score this much higher.
 MERGED_EXTRA = 0.05
+# A rank tried again set upright (the card is turned) has had a second chance: it must clear
+# the rank threshold and margin by this much more. (The suit is matched as it was.)
+UPRIGHT_EXTRA = 0.05
 # Plain correlation with the winning template (same deck, 1st percentile: rank 0.73 and
 # suit 0.89 even for a rank touching its pip; another deck's cards: rank about 0.6).
 PLAIN_RANK_MIN, PLAIN_SUIT_MIN = 0.66, 0.82
@@ -158,7 +163,7 @@ class Reader:
         merged = m.index.merged if m.index is not None else None
         if merged is not None:
             finer = [merged.split(m.pip_heights[best] + d) for d in (-2, 2)]
-            more = [glyphs_of(m.index.ink, *split) for split in finer if split is not None]
+            more = [glyphs_of(m.index.ink, *split, m.angle) for split in finer if split is not None]
             if more:
                 scored += zip(self.rank_candidates(more), self.suit_candidates(more), more,
                               strict=True)
@@ -183,8 +188,17 @@ class Reader:
         (rank, rank_score, rank_next), (suit, suit_score, suit_next), g = self.best_split(m)
         extra = MERGED_EXTRA if m.index is not None and m.index.merged is not None else 0.0
         if rank_score < RANK_MIN + extra or rank_score - rank_next < RANK_MARGIN:
-            why = f"rank unsure ({rank} {rank_score:.2f}/{rank_next:.2f})"
-            return Reading("unknown", reason=why)
+            # On a turned card, a glyph's box holds its corners' overhang: try again with
+            # the rank set upright (rarely needed, and measuring the turn costs time).
+            turned = set_upright(m, pip_fractions=self._pip_fractions)
+            if turned is None:
+                why = f"rank unsure ({rank} {rank_score:.2f}/{rank_next:.2f})"
+                return Reading("unknown", reason=why)
+            m, again = turned, extra + UPRIGHT_EXTRA
+            (rank, rank_score, rank_next), (suit, suit_score, suit_next), g = self.best_split(m)
+            if rank_score < RANK_MIN + again or rank_score - rank_next < RANK_MARGIN + again:
+                why = f"rank unsure ({rank} {rank_score:.2f}/{rank_next:.2f}, set upright)"
+                return Reading("unknown", reason=why)
         # The index's layout must be that of some enrolled sample of this rank: a "10" whose
         # "1" was lost at the card's edge is a "0" sitting right of its suit, not a Q.
         ratios, offsets = self._layouts[rank]
