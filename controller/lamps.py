@@ -30,7 +30,7 @@ def lamps(state: TableState) -> frozenset[str]:
         lit.add("shuffle")
     elif state.last_coup:
         lit.add("last_coup")
-    if state.phase == ROUND and state.void:
+    if state.phase == ROUND and state.void or _void_just_completed(state):
         lit.add("no_bets")
     if not state.halted:  # a halted table shows the dealer nothing to act on
         lit |= _hand_lamps(state)
@@ -47,6 +47,12 @@ def _hand_lamps(state: TableState) -> set[str]:
         if owed == BANKER:
             return {"player_stand", "banker_draw"}
         return {"player_stand", "banker_stand"}
+    if _void_just_completed(state):
+        return {"player_stand", "banker_stand"}  # no winner to pay: the hand was void
     if state.last_result is not None:
         return {"player_stand", "banker_stand", _RESULT_LAMP[state.last_result["result"]]}
     return set()
+
+
+def _void_just_completed(state: TableState) -> bool:
+    return state.phase != ROUND and state.last_result is not None and state.last_result["void"]

@@ -36,6 +36,8 @@ class TableState:
     cut_seen: bool = False
     cut_during_round: bool = False  # rule 9.7: announce "Last coup" when this round completes
     last_coup: bool = False  # announced; the shoe ends after the next non-void round
+    last_coup_rule: str = ""  # 9.7 or 9.8
+    ran_dry: bool = False  # the shoe ran out of cards in the middle of a round
 
     faults: list[str] = field(default_factory=list)
     set_aside: list[str] = field(default_factory=list)  # awaiting the supervisor's ACK

@@ -8,7 +8,7 @@ are JSON-ready dicts (`{"event": "round", ...}`), the contract of `sabot deal --
 from __future__ import annotations
 
 from controller import observations as obs
-from controller.cards import CARDS_PER_DECK, burn_value, hand_total, parse_card
+from controller.cards import burn_value, hand_total, parse_card
 from controller.errors import InputError
 from controller.lamps import lamps
 from controller.state import BETWEEN, BURN, ENDED, ROUND, TableState
@@ -35,6 +35,7 @@ class Table:
         before = lamps(self.state)
         self._events = []
         getattr(self, f"_on_{observation.kind}")(observation)
+        self._check_exhausted()
         after = lamps(self.state)
         if after != before:
             self._emit("lamps", on=sorted(after))
@@ -67,8 +68,9 @@ class Table:
     def _on_card(self, o: obs.Card) -> None:
         s = self.state
         card = parse_card(o.card)
-        s.cards_drawn += 1
         s.counts[card] += 1
+        if s.counts[card] <= s.decks:
+            s.cards_drawn += 1  # a foreign copy beyond the decks does not empty the shoe
         if s.counts[card] > s.decks:
             article = "an" if s.decks in (8, 11) else "a"
             self._fault(f"{card} seen {s.counts[card]} times in {article} {s.decks}-deck shoe",
@@ -84,7 +86,6 @@ class Table:
             self._card_between_rounds(card, o.face_up)
         else:
             self._deal(card, face_up=o.face_up)
-        self._check_exhausted()
 
     def _on_unreadable(self, o: obs.Unreadable) -> None:
         self.state.cards_drawn += 1
@@ -97,7 +98,10 @@ class Table:
         s = self.state
         if s.phase == BURN:
             self._fault("cutting card drawn during the burn (rule 7.3 places it at least "
-                        "twenty cards from the back)")
+                        "twenty cards from the back): check the shoe; after the "
+                        "acknowledgement the first round is the last")
+            s.cut_seen = True
+            self._announce_last_coup("9.8")
         elif s.phase == ENDED or s.cut_seen:
             self._notice("second cutting card set aside (rule 7.3)")
         elif s.phase == ROUND or s.held:
@@ -193,6 +197,12 @@ class Table:
                                card=card)
             self._start_round(void=True)
             self._deal(card, face_up=False)
+        elif face_up and s.require_no_more_bets and not s.bets_closed:
+            self._irregularity("12.2(b)", f"excess card {card} was found face up (disclosed): "
+                               "\"No bets this hand\", a void hand is dealt starting with it",
+                               card=card)
+            self._start_round(void=True)
+            self._deal(card, face_up=False)
         elif s.require_no_more_bets and not s.bets_closed:
             completed = s.last_result
             rule = ("12.1(b)" if first_of_round and completed is not None
@@ -252,6 +262,9 @@ class Table:
         s.banker.clear()
         if s.last_coup and not was_void:
             self._end_shoe()
+        elif s.last_coup:  # a void hand is not the last round: the next one is
+            self._emit("last_coup", round=s.round_number, rule=s.last_coup_rule,
+                       after_void_round=s.rounds)
         elif s.cut_during_round:
             s.cut_during_round = False
             self._announce_last_coup("9.7")
@@ -259,12 +272,19 @@ class Table:
     def _announce_last_coup(self, rule: str) -> None:
         s = self.state
         s.last_coup = True
+        s.last_coup_rule = rule
         self._emit("last_coup", round=s.round_number, rule=rule)
 
     def _end_shoe(self, reason: str | None = None) -> None:
         s = self.state
         s.phase = ENDED
         s.last_coup = False
+        if s.held:
+            cards = [card for card, _ in s.held]
+            s.ledger["discarded"] += len(cards)
+            s.held.clear()
+            self._notice(f"held excess card(s) {' '.join(cards)} set aside: the cards are "
+                         "reshuffled or replaced before the next round (rule 12.2(a))")
         if s.style == "B":
             next_step = "remove the remaining cards and continue with new cards (rules 11.1, 11.2)"
         else:
@@ -274,14 +294,21 @@ class Table:
                    **fields)
 
     def _check_exhausted(self) -> None:
+        """No card left in the shoe: the round in progress cannot finish, and between rounds
+        no new one can start; either way the shoe is over (rule 7.1)."""
         s = self.state
-        if s.phase == ROUND and s.cards_drawn >= s.decks * CARDS_PER_DECK:
+        if s.cards_left > 0 or s.phase not in (ROUND, BETWEEN) or s.halted:
+            return
+        if s.phase == ROUND:
             s.ledger["abandoned"] += len(s.player) + len(s.banker)
+            s.ran_dry = True
             self._emit("shoe_exhausted", round=s.round_number,
                        player=list(s.player), banker=list(s.banker))
             s.player.clear()
             s.banker.clear()
             self._end_shoe(reason="the shoe ran out of cards in the middle of a round")
+        else:
+            self._end_shoe(reason="the shoe is empty")
 
     def _situation(self) -> str:
         s = self.state

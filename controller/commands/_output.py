@@ -52,4 +52,6 @@ def finish(table: Table) -> tuple[int, dict | None]:
         return EXIT_OUT_OF_CARDS, {
             "event": "input_end", "round": state.round_number, "phase": state.phase,
             "reason": f"the cards ran out in the middle of {where}"}
+    if state.ran_dry:
+        return EXIT_OUT_OF_CARDS, None  # the shoe_exhausted event has said so
     return EXIT_OK, None

@@ -1,5 +1,6 @@
 """The `sabot deal` contract (DESIGN.md): tokens in, events out, clear errors, exit codes."""
 
+import io
 import json
 import subprocess
 import sys
@@ -17,9 +18,8 @@ NMB CUT KH ^KD KS 8C    # cut card first of a round (9.8); face-up card used (12
 
 
 def run_deal(capsys, monkeypatch, text, *args):
-    path = None
-    monkeypatch.setattr(sys, "stdin", __import__("io").StringIO(text))
-    status = main(["deal", "-", *args]) if path is None else None
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    status = main(["deal", "-", *args])
     out = capsys.readouterr()
     return status, out.out, out.err
 
@@ -102,7 +102,7 @@ def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
         raise KeyError("oops")
 
     monkeypatch.setattr("controller.commands.deal.parse_script", broken)
-    monkeypatch.setattr(sys, "stdin", __import__("io").StringIO("AS"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("AS"))
     monkeypatch.delenv("SABOT_DEBUG", raising=False)
     assert main(["deal", "-"]) == 70
     err = capsys.readouterr().err

@@ -13,6 +13,7 @@ def rules(events):
 
 def test_rule_12_1a_third_card_player_may_not_take_goes_to_banker_who_must_draw():
     _, events = run_script("KH KD 6H KC 5S")  # player 6 stands, banker 0 must draw
+    assert rules(events) == []  # the shoe sees the order only: simply the banker's card
     (r,) = of_kind(events, "round")
     assert r["player"] == ["KH", "6H"]
     assert r["banker"] == ["KD", "KC", "5S"]
@@ -65,8 +66,11 @@ def test_rule_12_2b_disclosed_excess_card_void_hand_then_normal_play():
     assert void["void"] is True and void["player"] == ["4C", "5H"]
     lamp_sets = [set(e["on"]) for e in of_kind(events, "lamps")]
     assert {"no_bets"} in lamp_sets  # lit while the void hand is dealt
-    assert "no_bets" not in table.lamps()
+    # Done: both stand, no winner lamp (nothing to pay), no_bets until the next round.
+    assert table.lamps() == {"player_stand", "banker_stand", "no_bets"}
     assert table.state.void is False and table.state.bets_closed is False
+    table.apply(obs.NoMoreBets())
+    assert table.lamps() == frozenset()
 
 
 def test_rule_12_2b_without_no_more_bets_a_disclosed_first_card_voids_the_round():
@@ -85,11 +89,13 @@ def test_rule_12_3_first_card_face_up_in_the_shoe_void_hand_from_it():
         assert table.state.void is False
 
 
-def test_rule_12_3_void_hand_lights_no_bets_until_it_completes():
+def test_rule_12_3_void_hand_lights_no_bets_until_the_next_round_starts():
     table, _ = run_script(f"{FOUR_CARD_ROUND} ^9S")
     assert "no_bets" in table.lamps()
     for card in ("KH", "KD", "7S"):
         table.apply(obs.Card(card))
+    assert table.lamps() == {"player_stand", "banker_stand", "no_bets"}  # no winner lamp
+    table.apply(obs.Card("2C"))
     assert "no_bets" not in table.lamps()
 
 
@@ -105,3 +111,20 @@ def test_disclosure_of_a_card_dealt_to_the_round_changes_nothing():
     assert rules(events) == []
     assert "changes nothing" in of_kind(events, "notice")[0]["message"]
     assert of_kind(events, "round")[0]["void"] is False
+
+
+def test_rule_12_2b_face_up_excess_card_while_another_is_held_is_disclosed():
+    _, events = run_script(f"NMB {SIX_CARD_ROUND} 4C ^6C 5D 5H KH KD NMB 2C 3C 4D")
+    assert rules(events) == ["12.2(a)", "12.2(b)"]
+    void, normal = of_kind(events, "round")[1:3]
+    assert void["void"] is True and void["player"][0] == "6C"
+    assert normal["void"] is False and normal["player"][0] == "4C"  # the held card
+
+
+def test_rule_12_2a_held_cards_are_set_aside_when_the_shoe_ends():
+    table, events = run_script(f"NMB {FOUR_CARD_ROUND} CUT 2S 3S 4S 5S 6S 7S NMB NEWSHOE")
+    notices = [e["message"] for e in of_kind(events, "notice")]
+    assert any("6S 7S set aside" in m and "12.2(a)" in m for m in notices)
+    assert table.state.held == []
+    drawn = 2 + 4 + 6
+    assert sum(table.state.ledger.values()) + table.state.cards_in_play == drawn

@@ -32,15 +32,12 @@ def test_rules_9_1_9_3_9_4_third_cards_follow_the_announced_totals():
     assert (r["player_total"], r["banker_total"], r["result"]) == (4, 7, "banker")
 
 
-@pytest.mark.parametrize("style", ["A", "B"])
-def test_rules_9_9_9_10_both_styles_deal_the_player_third_card_first(style):
-    _, events = run_script("KH KD KS KC 2H 3D", style=style)
-    (r,) = of_kind(events, "round")
-    assert r["player"][-1] == "2H" and r["banker"][-1] == "3D"
-
-
-def test_rules_8_4_to_8_6_face_up_initial_deal_is_not_an_irregularity():
-    # Initial cards dealt face up on the table (8.5) leave the shoe face down: only a card
-    # found face up *in the shoe* (^) is irregular (12.3, 12.4).
-    _, events = run_script("2H 3D 4H 5D")
-    assert of_kind(events, "irregularity") == []
+def test_rules_9_9_9_10_styles_a_and_b_give_the_cards_to_the_same_hands():
+    # Style A deals third cards face up, style B passes them face down (9.10): the order the
+    # shoe sees, and so every hand, is the same; only the end of the shoe differs (11.1).
+    script = "KH KD KS KC 2H 3D 4H 5D 6H 7D CUT 8H 9D KC KD 9S 8S"
+    _, style_a = run_script(script, style="A")
+    _, style_b = run_script(script, style="B")
+    assert of_kind(style_a, "round") == of_kind(style_b, "round")
+    assert of_kind(style_a, "round")[0]["player"] == ["KH", "KS", "2H"]
+    assert of_kind(style_a, "shoe_end")[0]["next"] != of_kind(style_b, "shoe_end")[0]["next"]

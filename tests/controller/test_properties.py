@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from controller import observations as obs
 from controller.shoe import dealt_until_shoe_end, shuffled_shoe
+from controller.state import ENDED
 from controller.table import Table
 
 EXTRAS = [obs.NoMoreBets(), obs.Disclosed(), obs.Ack(), obs.Cut(), obs.Unreadable("joker"),
@@ -38,6 +39,8 @@ def play(decks, uses_nmb, sequence):
     for observation in sequence:
         events = table.apply(observation)
         log.append((events, table.lamps()))
+        if table.state.phase == ENDED:  # nothing may be left on the table at the end
+            assert not table.state.held and not table.state.player and not table.state.banker
     return table, log
 
 
@@ -82,8 +85,14 @@ def test_replay_yields_the_same_events_and_state(shoe):
 @given(st.integers(0, 2**32 - 1), st.sampled_from([1, 6, 8]))
 def test_a_clean_shoe_ends_with_last_coup_and_no_irregularity(seed, decks):
     table, log = play(decks, False, dealt_until_shoe_end(shuffled_shoe(decks, seed=seed), decks))
-    names = [e["event"] for events, _ in log for e in events]
+    events = [e for batch, _ in log for e in batch]
+    names = [e["event"] for e in events]
     assert names.count("burn") == 1
     assert names.count("last_coup") == 1
     assert names.count("shoe_end") == 1
     assert "irregularity" not in names and "fault" not in names
+    (last_coup,) = [e for e in events if e["event"] == "last_coup"]
+    (end,) = [e for e in events if e["event"] == "shoe_end"]
+    assert last_coup["round"] == end["rounds"]  # exactly the announced round was the last
+    after = names[names.index("last_coup"):]
+    assert after.count("round") == 1  # 9.7: announced after its round; 9.8: before it

@@ -5,7 +5,7 @@ import random
 
 from controller import observations as obs
 from controller.cards import ALL_CODES
-from controller.state import BETWEEN, ENDED
+from controller.state import ENDED
 from controller.table import Table
 from tests.controller.conftest import of_kind, run_script
 
@@ -120,17 +120,67 @@ def test_rule_7_6_replacement_refused_in_the_middle_of_a_round():
     assert of_kind(events, "round")[0]["banker"] == ["3D", "5D"]
 
 
-def test_a_shoe_without_cut_card_that_runs_dry_ends_with_an_event():
-    exhausted = 0
+def test_rule_7_1_a_shoe_without_cut_card_ends_when_it_is_empty():
+    ran_dry = emptied_between_rounds = 0
     for seed in range(60):
         stack = list(ALL_CODES)
         random.Random(seed).shuffle(stack)
         table = Table(1, require_no_more_bets=False)
         events = [e for code in stack for e in table.apply(obs.Card(code))]
-        ran_dry = of_kind(events, "shoe_exhausted")
-        assert table.state.phase in (BETWEEN, ENDED)
-        assert (table.state.phase == ENDED) == bool(ran_dry)
-        if ran_dry:
-            exhausted += 1
-            assert "ran out" in of_kind(events, "shoe_end")[0]["reason"]
-    assert exhausted > 0
+        (end,) = of_kind(events, "shoe_end")
+        assert table.state.phase == ENDED and "shuffle" in table.lamps()
+        if of_kind(events, "shoe_exhausted"):
+            ran_dry += 1
+            assert "ran out" in end["reason"] and table.state.ran_dry
+        else:
+            emptied_between_rounds += 1
+            assert end["reason"] == "the shoe is empty"
+    assert ran_dry > 0 and emptied_between_rounds > 0
+
+
+def test_running_dry_mid_round_exits_3(capsys):
+    from controller.cli import main
+    from controller.script import format_script
+
+    for seed in range(60):
+        stack = list(ALL_CODES)
+        random.Random(seed).shuffle(stack)
+        table = Table(1, require_no_more_bets=False)
+        for code in stack:
+            table.apply(obs.Card(code))
+        if table.state.ran_dry:
+            break
+    import io
+    import sys
+    sys.stdin = io.StringIO(format_script([obs.Card(c) for c in stack]))
+    try:
+        assert main(["deal", "-", "--decks", "1", "--json"]) == 3
+    finally:
+        sys.stdin = sys.__stdin__
+    assert '"shoe_exhausted"' in capsys.readouterr().out
+
+
+def test_rule_9_8_void_hand_after_last_coup_moves_the_last_round():
+    table, events = run_script(f"{ROUND_OF_FOUR} CUT ^9S KH KD 7S 2C 3C 4C 5C")
+    announcements = of_kind(events, "last_coup")
+    assert [a["round"] for a in announcements] == [2, 3]
+    assert announcements[1]["after_void_round"] == 2
+    (end,) = of_kind(events, "shoe_end")
+    assert end["rounds"] == 3 == announcements[-1]["round"]
+
+
+def test_rule_7_3_cutting_card_in_the_burn_faults_then_the_first_round_is_the_last():
+    table, events = run_script("AS CUT ACK 2C 2H 3D 4H 5D 6H", burn=False)
+    assert "7.3" in of_kind(events, "fault")[0]["reason"]
+    assert of_kind(events, "last_coup")[0] == {"event": "last_coup", "round": 1, "rule": "9.8"}
+    assert of_kind(events, "shoe_end")[0]["rounds"] == 1
+    assert of_kind(events, "fault")[-1]["card"] == "6H"  # no card after the end (7.1)
+
+
+def test_no_more_bets_that_deals_the_last_held_cards_can_run_the_shoe_dry():
+    # One deck; the shoe ends when NMB deals held cards and nothing is left for the round.
+    stack = [c for c in ALL_CODES if c not in ("AS", "2C")]
+    script = "AS 2C NMB " + " ".join(stack[:-1]) + f" {stack[-1]} NMB"
+    table, events = run_script(script, decks=1, burn=False)
+    assert table.state.phase == ENDED
+    assert of_kind(events, "shoe_end")
