@@ -11,6 +11,7 @@ import importlib
 import os
 import pkgutil
 import sys
+import threading
 
 from controller import commands
 from controller.errors import SabotError
@@ -57,8 +58,19 @@ def _requested_command(argv: list[str]) -> str | None:
     return module if module in command_modules() else None
 
 
+def _thread_error_in_one_line(hook: threading.ExceptHookArgs) -> None:
+    """A worker thread's bug is reported like the main thread's: one line, no traceback."""
+    if os.environ.get("SABOT_DEBUG"):
+        threading.__excepthook__(hook)
+        return
+    name = hook.thread.name if hook.thread else "a thread"
+    print(f"sabot: internal error in {name}: {hook.exc_type.__name__}: {hook.exc_value} "
+          "(run with SABOT_DEBUG=1 to see where; please report it)", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    threading.excepthook = _thread_error_in_one_line
     parser = build_parser(_requested_command(argv))
     args = parser.parse_args(argv)
     try:

@@ -115,9 +115,10 @@ def _check_ranges(config: dict, path: str) -> None:
     if not 1 <= config["table"]["decks"] <= 12:
         raise ConfigError(f"{path}: [table] decks must be 1-12, not {config['table']['decks']}")
     window = config["camera"]["window"]
-    if len(window) != 4 or not all(isinstance(v, int) and v >= 0 for v in window):
-        raise ConfigError(f"{path}: [camera] window must be four non-negative integers "
-                          f"x, y, width, height, not {window!r}")
+    if (len(window) != 4 or not all(isinstance(v, int) and v >= 0 for v in window)
+            or window[2] < 16 or window[3] < 16):
+        raise ConfigError(f"{path}: [camera] window must be four integers x, y, width, "
+                          f"height (x, y >= 0; width, height >= 16), not {window!r}")
     if config["camera"]["stale_after_s"] <= 0:
         raise ConfigError(f"{path}: [camera] stale_after_s must be positive")
 

@@ -63,6 +63,10 @@ class Pipeline:
             return self._cond.wait_for(
                 lambda: self._handled >= ticket or self.error is not None, timeout)
 
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
     def start(self) -> Pipeline:
         self._thread = threading.Thread(target=self._run, name="table", daemon=True)
         self._thread.start()

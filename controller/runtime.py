@@ -85,6 +85,10 @@ class ShoeRuntime:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
     def _camera_loop(self) -> None:
         while not self._stop.is_set():
             try:
@@ -100,8 +104,14 @@ class ShoeRuntime:
                 for event in self.tracker.flush():
                     self._submit(event)
                 return
+            try:
+                self.on_frame(frame)
+            except Exception as error:  # noqa: BLE001 - a frame we cannot read halts the table
+                log.exception("frame %s could not be processed", frame.index)
+                self._equipment_fault(f"camera: frame {frame.index} could not be processed "
+                                      f"({type(error).__name__}: {error})")
+                continue
             self._camera_fault = False
-            self.on_frame(frame)
 
     def on_frame(self, frame) -> None:
         self.frames += 1
@@ -122,6 +132,8 @@ class ShoeRuntime:
         self.pipeline.submit(observation_of(event), evidence_at=evidence_at)
 
     def _equipment_fault(self, reason: str) -> None:
+        if self._stop.is_set():
+            return  # shutting down: a camera that stops now is no fault of the table
         if not self._camera_fault:  # once per outage, not once per missed frame
             self._camera_fault = True
             self._on_status(reason)

@@ -92,7 +92,7 @@ class Service:
                 transport.start()
             systemd.notify(f"READY=1\nSTATUS=table {config['table']['id']}: "
                            f"{len(done)} observations recovered")
-            self._main_loop(camera)
+            self._main_loop(camera, pipeline)
             systemd.notify("STOPPING=1")
             self.runtime.stop()
             if transport is not None:
@@ -107,15 +107,25 @@ class Service:
             uninstall()
         return 0
 
-    def _main_loop(self, camera) -> None:
+    def _main_loop(self, camera, pipeline) -> None:
         watchdog = systemd.watchdog_period()
         while not self.stop.wait(HEALTH_PERIOD):
+            if pipeline.error is not None or not pipeline.alive:
+                # The table thread died (disk full, a bug): nothing is journaled any more.
+                # Stop, so the lamps go fail-safe and systemd restarts the service.
+                log.error("the table thread stopped: %s", pipeline.error)
+                return
             if watchdog and self._healthy(camera):
                 systemd.notify("WATCHDOG=1")
 
-    def _healthy(self, camera) -> bool:
+    def _healthy(self, camera, now: float | None = None) -> bool:
+        """Fed to the watchdog only while frames are fresh and being processed, and the
+        link (if any) is up."""
+        now = time.monotonic() if now is None else now
         link_ok = not self.config["serial"]["enabled"] or self.runtime.link_up
-        return camera.status == "ok" and link_ok
+        last = self.runtime.last_frame_at
+        fresh = last is not None and now - last <= self.config["camera"]["stale_after_s"]
+        return camera.status == "ok" and fresh and self.runtime.alive and link_ok
 
     def _button(self, name: str) -> None:
         if self.runtime is not None:

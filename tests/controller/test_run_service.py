@@ -116,16 +116,28 @@ def cards_in(path):
         return []
 
 
-def test_watchdog_is_fed_only_while_camera_and_link_are_fresh():
-    service = Service(validate({"serial": {"enabled": True}}))
-    service.runtime = SimpleNamespace(link_up=True)
-    assert service._healthy(SimpleNamespace(status="ok"))
-    assert not service._healthy(SimpleNamespace(status="stale"))
-    service.runtime.link_up = False
-    assert not service._healthy(SimpleNamespace(status="ok"))
+def test_watchdog_is_fed_only_while_frames_are_fresh_and_the_link_is_up():
+    service = Service(validate({"serial": {"enabled": True}, "camera": {"stale_after_s": 1.0}}))
+    service.runtime = SimpleNamespace(link_up=True, last_frame_at=100.0, alive=True)
+    camera = SimpleNamespace(status="ok")
+    assert service._healthy(camera, now=100.5)
+    assert not service._healthy(camera, now=101.5)  # no frame for 1.5 s
+    assert not service._healthy(SimpleNamespace(status="stale"), now=100.5)
+    service.runtime.alive = False  # the camera thread died
+    assert not service._healthy(camera, now=100.5)
+    service.runtime.alive, service.runtime.link_up = True, False
+    assert not service._healthy(camera, now=100.5)
     without_link = Service(validate({"serial": {"enabled": False}}))
-    without_link.runtime = SimpleNamespace(link_up=False)
-    assert without_link._healthy(SimpleNamespace(status="ok"))
+    without_link.runtime = SimpleNamespace(link_up=False, last_frame_at=100.0, alive=True)
+    assert without_link._healthy(camera, now=100.5)
+
+
+def test_the_service_stops_when_its_table_thread_dies():
+    service = Service(validate({}))
+    dead = SimpleNamespace(error=OSError(28, "No space left on device"), alive=False)
+    started = time.monotonic()
+    service._main_loop(SimpleNamespace(status="ok"), dead)  # returns instead of looping
+    assert time.monotonic() - started < 5
 
 
 def test_synthetic_camera_is_refused_for_a_live_table():
