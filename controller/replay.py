@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from controller.errors import JournalError
@@ -92,3 +93,18 @@ def last_link_state(journal: Journal) -> tuple[int, int] | None:
         if record.kind == "link":
             state = (record.body["boot_id"], record.body["card_counter"])
     return state
+
+
+def check_journal_continues(path: str, planned: list[Observation]) -> None:
+    """Refuse, before anything is written, a journal that another input started."""
+    if not os.path.exists(path):
+        return
+    with Journal(path, create=False) as journal:
+        journaled = []
+        for record in journal.records():
+            if record.kind == "observation":
+                try:
+                    journaled.append(observation_from_dict(record.body))
+                except (ValueError, TypeError) as error:
+                    raise JournalError(f"{path}: record {record.seq}: {error}") from None
+    check_same_input(path, journaled, planned)

@@ -65,6 +65,7 @@ class ShoeRuntime:
         self._mcu_boot: int | None = None
         self.link_up = False
         self.frames = 0
+        self.last_index = -1  # the last frame fully processed (its readings submitted)
         self.last_frame_at: float | None = None
         self._frame_times: OrderedDict[int, float] = OrderedDict()
         self._camera_fault = False
@@ -79,6 +80,10 @@ class ShoeRuntime:
                                         daemon=True)
         self._thread.start()
         return self
+
+    def stopping(self) -> None:
+        """From now on a camera that stops delivering is no fault: we are shutting down."""
+        self._stop.set()
 
     def stop(self) -> None:
         self._stop.set()
@@ -124,6 +129,7 @@ class ShoeRuntime:
         for event in self.tracker.feed(crop(frame.image, self.window), card_present=present,
                                        frame_index=frame.index, over=over):
             self._submit(event)
+        self.last_index = frame.index
         with self.changed:
             self.changed.notify_all()
 

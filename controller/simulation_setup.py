@@ -38,7 +38,7 @@ from hardware.panel import open_panel
 from vision.decks import load_deck, synthetic_deck
 from vision.enrol import enrol
 from vision.reader import Reader
-from vision.synth import write_samples
+from vision.synth import render_window, write_samples
 from vision.tracker import Tracker
 
 CARD_KINDS = (obs.Card, obs.Cut, obs.Unreadable)
@@ -86,13 +86,11 @@ class Simulation:
         self.resumed = self.service.recover()  # observations an earlier run journaled
         self.stopwatch = Stopwatch()
         self.pipeline = Pipeline(self.service, on_handled=self.stopwatch)
-        self.feed = FrameFeed()
-        # The synthetic camera shows frames only while a card passes; at a slow pace that is
-        # seconds apart, so it is not "stale" unless a whole step goes by without frames.
-        stale_after = max(2.0, 3.0 / speed) if speed else 2.0
+        empty = np.hstack((render_window(self.deck, "EMPTY"),) * 2)
+        self.feed = FrameFeed(idle_frame=empty)
         # A one-frame queue: the camera delivers as fast as the reader takes frames, no
         # faster, so a burst of rendered frames does not wait in line (a live camera drops).
-        self.camera = open_camera("synthetic", frames=self.feed, stale_after=stale_after,
+        self.camera = open_camera("synthetic", frames=self.feed, stale_after=2.0,
                                   queue_size=1)
         self.runtime = ShoeRuntime(self.pipeline, self.tracker, self.camera,
                                    window=UNDER_WINDOW, over_window=OVER_WINDOW,
@@ -113,8 +111,9 @@ class Simulation:
         self._stack.close()
 
     def _shutdown(self) -> None:
+        self.runtime.stopping()
+        self.feed.close()  # the camera ends like a finished recording
         self.runtime.stop()
-        self.feed.close()
         self.camera.close()
         self.pipeline.stop()
         self.transport.stop()

@@ -39,22 +39,40 @@ class SimulationError(SabotError, RuntimeError):
 
 
 class FrameFeed:
-    """The synthetic camera's frames: what the dealer puts, in order, as an iterator."""
+    """The synthetic camera's frames: what the dealer shows, in order, and between cards an
+    idle view of the empty window at a steady rate, as a real camera keeps streaming."""
 
-    def __init__(self):
+    def __init__(self, idle_frame: np.ndarray | None = None, idle_interval: float = 0.02):
         self._frames: queue.Queue = queue.Queue()
-        self.put_count = 0
+        self.idle_frame = idle_frame
+        self.idle_interval = idle_interval
+        self.put_count = 0  # frames the dealer showed
+        self.taken = 0  # of those, taken by the camera
+        self.last_shown_index = -1  # camera frame index of the last one taken
+        self._yielded = 0
 
     def put(self, frames: list[np.ndarray]) -> None:
+        self.put_count += len(frames)
         for frame in frames:
             self._frames.put(frame)
-        self.put_count += len(frames)
 
     def close(self) -> None:
         self._frames.put(None)
 
     def __iter__(self) -> Iterator[np.ndarray]:
-        while (frame := self._frames.get()) is not None:
+        while True:
+            try:
+                frame = self._frames.get(timeout=self.idle_interval)
+            except queue.Empty:
+                if self.idle_frame is None:
+                    continue
+                frame = self.idle_frame
+            else:
+                if frame is None:
+                    return
+                self.taken += 1
+                self.last_shown_index = self._yielded
+            self._yielded += 1
             yield frame
 
 
@@ -142,7 +160,9 @@ class Dealer:
     def _show(self, frames: list[np.ndarray]) -> None:
         self.feed.put(frames)
         target = self.feed.put_count
-        self._until(lambda: self.runtime.frames >= target, "the camera to take the frames")
+        self._until(lambda: self.feed.taken >= target
+                    and self.runtime.last_index >= self.feed.last_shown_index,
+                    "the camera to take the frames")
 
     def _until(self, predicate: Callable[[], bool], what: str) -> None:
         if not self.runtime.wait(predicate, self.timing.timeout):

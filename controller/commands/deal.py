@@ -7,7 +7,7 @@ import sys
 from controller.commands._output import EventPrinter, finish
 from controller.errors import InputError
 from controller.journal import Journal
-from controller.replay import check_same_input
+from controller.replay import check_journal_continues
 from controller.script import parse_script, uses_no_more_bets
 from controller.service import TableService
 from controller.table import Table
@@ -62,10 +62,10 @@ def run(args) -> int:
             for event in table.apply(step.observation):
                 printer(event)
         return _close(table, printer)
+    check_journal_continues(args.journal, [step.observation for step in steps])
     with Journal(args.journal) as journal:
         service = TableService(journal, settings)
         done = service.recover()
-        check_same_input(args.journal, done, [step.observation for step in steps])
         if done:
             print(f"sabot deal: resuming after {len(done)} journaled observations",
                   file=sys.stderr)

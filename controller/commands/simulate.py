@@ -40,7 +40,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from controller.commands._output import EventPrinter, finish
     from controller.errors import InputError
-    from controller.replay import check_same_input
+    from controller.replay import check_journal_continues
     from controller.simulation_setup import build_simulation, load_observations
 
     observations, settings = load_observations(args.shoe, args.decks, args.style, args.seed)
@@ -49,11 +49,11 @@ def run(args) -> int:
         raise InputError(f"--speed must be 0 or more, not {args.speed}")
     journal_path = args.journal or os.path.join(tempfile.mkdtemp(prefix="sabot-"),
                                                 "simulate.sqlite")
+    check_journal_continues(journal_path, observations)  # before anything is written
     printer = EventPrinter(True) if args.json else None
     started = time.monotonic()
     with build_simulation(settings, journal_path, deck_name=args.deck, seed=args.seed,
                           speed=speed, sink=printer) as sim:
-        check_same_input(journal_path, sim.resumed, observations)
         remaining = observations[len(sim.resumed):]
         if sim.resumed:
             print(f"sabot simulate: resuming after {len(sim.resumed)} journaled observations",

@@ -60,3 +60,27 @@ def test_simulate_in_a_terminal_shows_the_table_and_ends_cleanly(tmp_path, capsy
     assert "bead plate" in out and "big road" in out
     assert "halted" in out and "9H drawn after the end of the shoe" in out
     assert "latency p50" in out
+
+
+def test_a_slow_pace_with_only_buttons_for_seconds_is_no_camera_fault(tmp_path, capsys):
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text("AS 2C 2H 3D 4H 5D\n" + "ACK " * 8 + "\n6C 7D 8H 9S\n")
+    main(["deal", str(shoe), "--json"])
+    dealt = lines_of(capsys)
+    main(["simulate", "--json", "--shoe", str(shoe), "--speed", "3", "--seed", "1",
+          "--journal", str(tmp_path / "j.sqlite")])
+    simulated = lines_of(capsys)[:-1]
+    assert simulated == dealt  # no "camera: no frame" fault while the buttons were pressed
+
+
+def test_a_journal_of_another_shoe_is_refused_before_anything_is_written(tmp_path, capsys):
+    shoe, other = tmp_path / "shoe.txt", tmp_path / "other.txt"
+    shoe.write_text(SCRIPTS["cut_during_round"])
+    other.write_text("AS 2C 9H 9D 4H 5D 6H 7D 8H 9S KH KD\n")
+    journal = tmp_path / "j.sqlite"
+    assert main(["simulate", "--json", "--shoe", str(shoe), "--journal", str(journal)]) == 0
+    size = journal.stat().st_size, verify(str(journal)).records
+    capsys.readouterr()
+    assert main(["simulate", "--json", "--shoe", str(other), "--journal", str(journal)]) == 1
+    assert "belongs to another input" in capsys.readouterr().err
+    assert verify(str(journal)).records == size[1]
