@@ -11,6 +11,7 @@ has already seen).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -72,13 +73,21 @@ class Journal:
                 self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True,
                                            isolation_level=None, check_same_thread=False)
             else:
+                self._lock_file = _exclusive_lock(path)
                 self._db = sqlite3.connect(path, isolation_level=None,
                                            check_same_thread=False)
+                tables = {name for (name,) in self._db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if tables and "records" not in tables:
+                    raise JournalError(f"{path}: an SQLite file of something else (tables "
+                                       f"{', '.join(sorted(tables))}), not a Sabot journal")
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._db.execute(_SCHEMA)
             tail = self._db.execute(
                 "SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        except sqlite3.OperationalError as error:
+            raise JournalError(f"{path}: cannot open the journal ({error})") from None
         except sqlite3.DatabaseError as error:
             raise JournalError(f"{path}: not a Sabot journal ({error})") from None
         self._seq, self._hash = tail if tail else (0, GENESIS)
@@ -92,6 +101,9 @@ class Journal:
 
     def close(self) -> None:
         self._db.close()
+        lock = getattr(self, "_lock_file", None)
+        if lock is not None:
+            lock.close()  # releases the flock
 
     @property
     def last_seq(self) -> int:
@@ -118,11 +130,14 @@ class Journal:
             prev = digest
         if not records:
             return []
-        with self._transaction():
-            self._db.executemany(
-                "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(r.seq, r.ts_us, r.kind, r.cause, canonical(r.body), r.prev_hash, r.hash)
-                 for r in records])
+        try:
+            with self._transaction():
+                self._db.executemany(
+                    "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(r.seq, r.ts_us, r.kind, r.cause, canonical(r.body), r.prev_hash, r.hash)
+                     for r in records])
+        except sqlite3.Error as error:  # disk full, I/O error, locked by a stranger
+            raise JournalError(f"{self.path}: cannot write the journal ({error})") from None
         self._seq, self._hash = seq, prev
         return records
 
@@ -153,3 +168,15 @@ class Journal:
                 db.execute("ROLLBACK" if exc_type else "COMMIT")
 
         return _Tx()
+
+
+def _exclusive_lock(path: str):
+    """One writer per journal: a second process (a `deal --journal` on the live table's
+    file) would fork the chain. The lock is an flock on PATH.lock, gone with the process."""
+    lock = open(f"{path}.lock", "a")  # noqa: SIM115 - held open for the journal's lifetime
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        raise JournalError(f"{path}: the journal is being written by another process") from None
+    return lock

@@ -151,7 +151,10 @@ class ShoeRuntime:
         """Called from the serial thread for every event the link delivers."""
         if isinstance(event, link.CardPresent):
             self.card_present = True
-            self._link_state(event.counter)
+            # Journal the card *before* this one as seen: this card's reading is not in the
+            # journal yet. A crash now makes the restarted link report this card as missed
+            # (a fault) instead of skipping it.
+            self._link_state(event.counter - 1)
         elif isinstance(event, link.CardGone):
             self.card_present = False
         elif isinstance(event, link.ButtonPressed):
@@ -159,7 +162,6 @@ class ShoeRuntime:
         elif isinstance(event, link.LinkUp):
             self.link_up = True
             self._mcu_boot = event.boot_id
-            self._link_state(event.card_counter)
             self._on_status(f"link up: firmware {event.firmware}, boot {event.boot_id:#x}")
         elif isinstance(event, link.LinkDown):
             self.link_up = False

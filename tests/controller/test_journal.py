@@ -148,3 +148,52 @@ def test_readers_open_the_journal_read_only_beside_the_writer(tmp_path):
             assert [r.kind for r in reader.records()] == ["meta", "observation"]
             with pytest.raises(JournalError, match="reading only"):
                 reader.append("observation", obs.to_dict(obs.Cut()))
+
+
+def rehash_from(path, start):
+    """Re-chain every record from `start` on, as a forger without a key would."""
+    from controller.journal import GENESIS, record_hash
+
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT seq, ts_us, kind, cause, body, prev_hash, hash FROM records "
+                          "ORDER BY seq").fetchall()
+        previous = GENESIS
+        for seq, ts_us, kind, cause, body, _prev_hash, digest in rows:
+            if seq >= start:
+                digest = record_hash(seq, ts_us, kind, cause, body, previous)
+                db.execute("UPDATE records SET prev_hash = ?, hash = ? WHERE seq = ?",
+                           (previous, digest, seq))
+            previous = digest
+
+
+@pytest.mark.parametrize("forgery, expected", [
+    ("INSERT INTO records VALUES (99, 1, 'event', NULL, "
+     "'{\"event\":\"round\",\"result\":\"player\"}', '', '')", "cause None"),
+    ("INSERT INTO records VALUES (99, 1, 'note', NULL, '{}', '', '')", "unknown kind 'note'"),
+    ("UPDATE records SET body = '[]' WHERE seq = 2", "replay failed"),
+    ("UPDATE records SET cause = '' WHERE seq = 4", "cause ''"),
+])
+def test_verify_rejects_a_rechained_forgery_by_its_shape_or_replay(tmp_path, forgery, expected):
+    path = tmp_path / "j.db"
+    deal_into(path)
+    with sqlite3.connect(path) as db:
+        db.execute(forgery)
+        if "INSERT" in forgery:  # renumber the forged record to the end of the chain
+            last = db.execute("SELECT max(seq) FROM records WHERE seq < 99").fetchone()[0]
+            db.execute("UPDATE records SET seq = ? WHERE seq = 99", (last + 1,))
+    rehash_from(path, 1)
+    verdict = verify(str(path))
+    assert not verdict.ok
+    assert expected in verdict.message
+
+
+def test_one_writer_at_a_time_and_no_foreign_databases(tmp_path):
+    path = tmp_path / "j.db"
+    with Journal(str(path)), pytest.raises(JournalError, match="being written by another"):
+        Journal(str(path))
+    Journal(str(path)).close()  # free again once the first writer closed it
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE customers (name TEXT)")
+    with pytest.raises(JournalError, match="not a Sabot journal"):
+        Journal(str(other))

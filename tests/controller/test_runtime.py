@@ -55,7 +55,7 @@ def run_camera(script, **kwargs):
     pipeline, tracker = Collect(), EchoTracker()
     runtime = ShoeRuntime(pipeline, tracker, ScriptedCamera(script), **kwargs)
     runtime.start()
-    runtime.stop()  # the scripted recording ends; the loop returns
+    runtime._thread.join(timeout=10)  # the scripted recording ends; the loop returns
     return runtime, pipeline, tracker
 
 
@@ -120,9 +120,10 @@ def test_link_state_is_reported_for_the_journal_and_read_back(tmp_path):
     runtime.on_link_event(link.CardPresent(4))
     runtime.on_link_event(link.McuReset(0xABC, 0xDEF))
     runtime.on_link_event(link.CardPresent(1))
-    assert states == [(0xABC, 3), (0xABC, 4), (0xDEF, 1)]
+    # The card in front of the camera is not journaled yet: only the one before it counts.
+    assert states == [(0xABC, 3), (0xDEF, 0)]
     with Journal(str(tmp_path / "j.db")) as journal:
         assert last_link_state(journal) is None
         for boot, counter in states:
             journal.append("link", {"boot_id": boot, "card_counter": counter})
-        assert last_link_state(journal) == (0xDEF, 1)
+        assert last_link_state(journal) == (0xDEF, 0)
