@@ -2,11 +2,15 @@
 
 WAL mode with synchronous=FULL: a record is on disk when `append` returns. Each record holds
 the SHA-256 of the previous one, so any edit, insertion or deletion breaks the chain at the
-first record it touches (`controller.verify`). Record kinds: `meta` (the table settings,
-first), `observation` (journaled before it is applied) and `event` (with `cause`, the
-sequence number of the observation that produced it), and `link` (the shoe
-microcontroller's boot id and card counter, so a restarted service knows which card reports it
-has already seen).
+first record it touches (`controller.verify`). Two limits: cutting off the newest records
+cannot be seen from the file alone (the newest hash must be kept elsewhere, e.g. by
+surveillance), and without a key a forger can re-chain everything, which replaying the
+observations through the rules then has to catch.
+
+Record kinds: `meta` (the table settings, first), `observation` (journaled before it is
+applied), `event` (with `cause`, the sequence number of the observation that produced it)
+and `link` (the shoe microcontroller's boot id and card counter, so a restarted service knows
+which card reports it has already seen).
 """
 
 from __future__ import annotations

@@ -68,15 +68,29 @@ def enrolled_reader(deck) -> Reader:
 
 class Simulation:
     def __init__(self, settings, journal_path, deck_name, seed, speed, sink):
+        # Every resource is closed by the stack, also when building the rest fails.
         self._stack = ExitStack()
+        try:
+            self._build(settings, journal_path, deck_name, seed, speed, sink)
+        except BaseException:
+            self._stack.close()
+            raise
+
+    def _build(self, settings, journal_path, deck_name, seed, speed, sink) -> None:
+        stack = self._stack
         self.deck = synthetic_deck() if deck_name == "synthetic" else load_deck(
             None if deck_name == "shared" else deck_name)
         self.tracker = Tracker(enrolled_reader(self.deck))
         self.panel = open_panel({"backend": "fake", "lamps": DEFAULT_LAMP_PINS,
                                  "buttons": DEFAULT_BUTTON_PINS})
+        stack.callback(self.panel.close)
         self.journal = Journal(journal_path)
+        stack.callback(self.journal.close)
         self.shoe = PtyShoe(ShoeEmulator(seed=seed or 0))
-        self.transport = SerialTransport(self.shoe.start(), Link())
+        device = self.shoe.start()
+        stack.callback(self.shoe.stop)
+        self.transport = SerialTransport(device, Link())
+        stack.callback(self.transport.stop)
         self.lamps = LampFanout(self.panel.lamps.show, self.transport.send_lamps)
         self._view_lock = threading.Lock()
         self._rounds: list[dict] = []
@@ -86,40 +100,40 @@ class Simulation:
         self.resumed = self.service.recover()  # observations an earlier run journaled
         self.stopwatch = Stopwatch()
         self.pipeline = Pipeline(self.service, on_handled=self.stopwatch)
+        stack.callback(self.pipeline.stop)
         empty = np.hstack((render_window(self.deck, "EMPTY"),) * 2)
         self.feed = FrameFeed(idle_frame=empty)
         # A one-frame queue: the camera delivers as fast as the reader takes frames, no
         # faster, so a burst of rendered frames does not wait in line (a live camera drops).
         self.camera = open_camera("synthetic", frames=self.feed, stale_after=2.0,
                                   queue_size=1)
+        stack.callback(self.camera.close)
         self.runtime = ShoeRuntime(self.pipeline, self.tracker, self.camera,
                                    window=UNDER_WINDOW, over_window=OVER_WINDOW,
                                    on_status=lambda message: None)
+        stack.callback(self._stop_camera_loop)  # first of all at the end (the stack is LIFO)
         self.transport.on_event = self.runtime.on_link_event
         self.dealer = Dealer(self.shoe, self.feed, self.runtime, self.pipeline, self.deck,
                              np.random.default_rng(seed), DealerTiming(speed=speed))
 
     def __enter__(self) -> Simulation:
-        self.pipeline.start()
-        self.runtime.start()
-        self.transport.start()
-        self._stack.callback(self._shutdown)
-        self.dealer.wait_for_link()
+        try:
+            self.pipeline.start()
+            self.runtime.start()
+            self.transport.start()
+            self.dealer.wait_for_link()
+        except BaseException:
+            self._stack.close()
+            raise
         return self
 
     def __exit__(self, *exc) -> None:
         self._stack.close()
 
-    def _shutdown(self) -> None:
+    def _stop_camera_loop(self) -> None:
         self.runtime.stopping()
         self.feed.close()  # the camera ends like a finished recording
         self.runtime.stop()
-        self.camera.close()
-        self.pipeline.stop()
-        self.transport.stop()
-        self.shoe.stop()
-        self.panel.close()
-        self.journal.close()
 
     def drain(self) -> None:
         """Everything submitted has been handled."""

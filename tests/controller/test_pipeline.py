@@ -48,3 +48,28 @@ def test_a_failing_service_is_reported_to_waiters(tmp_path):
     ticket = pipeline.submit(obs.Cut())
     assert pipeline.wait_for(ticket, timeout=5)
     assert str(pipeline.error) == "disk full"
+
+
+def test_submissions_from_many_threads_are_each_handled_once(tmp_path):
+    with Journal(str(tmp_path / "j.db")) as journal:
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        handled = []
+        pipeline = Pipeline(service, on_handled=handled.append).start()
+        barrier = threading.Barrier(4)
+
+        def press(times):
+            barrier.wait()
+            for _ in range(times):
+                pipeline.submit(obs.NoMoreBets())
+
+        threads = [threading.Thread(target=press, args=(25,)) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert pipeline.wait_for(100)
+        pipeline.stop()
+        assert len(handled) == 100 and pipeline.error is None
+        observations = [r for r in journal.records() if r.kind == "observation"]
+        assert len(observations) == 100

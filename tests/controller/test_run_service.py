@@ -90,7 +90,9 @@ def test_service_recovers_journals_frames_and_stops_on_sigterm(tmp_path):
             while time.monotonic() < deadline and len(cards_in(journal_path)) < len(CARDS):
                 time.sleep(0.1)
             shoe.press("no_more_bets")  # a button on the microcontroller reaches the table
-            time.sleep(0.5)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and "no_more_bets" not in kinds_in(journal_path):
+                time.sleep(0.05)
             service.send_signal(signal.SIGTERM)
             assert service.wait(timeout=20) == 0, service.stderr.read()
         finally:
@@ -147,3 +149,11 @@ def test_synthetic_camera_is_refused_for_a_live_table():
         camera_options({"source": "http", "url": "", "stale_after_s": 1.0})
     assert camera_options({"source": "v4l2", "device": "/dev/video0", "stale_after_s": 2}) == (
         "v4l2", {"stale_after": 2.0, "device": "/dev/video0"})
+
+
+def kinds_in(path):
+    try:
+        with Journal(str(path), create=False) as journal:
+            return [r.body.get("kind") for r in journal.records() if r.kind == "observation"]
+    except Exception:  # noqa: BLE001 - the service may be creating it right now
+        return []

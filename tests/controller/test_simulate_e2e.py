@@ -2,6 +2,7 @@
 GPIO and journal prints exactly what `sabot deal --json` prints for the same card order."""
 
 import json
+import threading
 
 import pytest
 
@@ -84,3 +85,16 @@ def test_a_journal_of_another_shoe_is_refused_before_anything_is_written(tmp_pat
     assert main(["simulate", "--json", "--shoe", str(other), "--journal", str(journal)]) == 1
     assert "belongs to another input" in capsys.readouterr().err
     assert verify(str(journal)).records == size[1]
+
+
+def test_a_failed_start_leaves_no_thread_or_pty_behind(tmp_path, capsys):
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text(SCRIPTS["cut_during_round"])
+    journal = tmp_path / "j.sqlite"
+    assert main(["simulate", "--json", "--shoe", str(shoe), "--journal", str(journal)]) == 0
+    threads = threading.active_count()
+    for _ in range(3):  # the journal was written for 8 decks: refused at recovery
+        assert main(["simulate", "--json", "--shoe", str(shoe), "--decks", "6",
+                     "--journal", str(journal)]) == 1
+    assert "decks=8" in capsys.readouterr().err
+    assert threading.active_count() == threads
