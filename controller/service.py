@@ -46,6 +46,12 @@ class TableService:
                     f"{self.journal.path}: the journal was written with {key}="
                     f"{stored[key]!r}, not {self.settings[key]!r}")
         replayed = replay(self.journal)
+        mismatch = replayed.first_mismatch()
+        if mismatch is not None:  # rules changed under the journal, or it was altered
+            raise JournalError(
+                f"{self.journal.path}: record {mismatch[0]} does not replay to the events it "
+                "holds; the state cannot be rebuilt from it. Check it with `sabot verify`, "
+                "then start a new journal (move this one aside)")
         self.table = replayed.table
         unfinished = replayed.unfinished
         if unfinished is not None:  # crashed between the observation and its events

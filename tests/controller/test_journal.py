@@ -197,3 +197,14 @@ def test_one_writer_at_a_time_and_no_foreign_databases(tmp_path):
         db.execute("CREATE TABLE customers (name TEXT)")
     with pytest.raises(JournalError, match="not a Sabot journal"):
         Journal(str(other))
+
+
+def test_recover_refuses_a_journal_that_does_not_replay(tmp_path):
+    path = tmp_path / "j.db"
+    with Journal(str(path)) as journal:
+        journal.append("meta", {"table": SETTINGS})
+        seq = journal.append("observation", obs.to_dict(obs.Card("AS"))).seq
+        journal.append("event", {"event": "burn", "cards": ["AS"]}, cause=seq)  # not so
+        journal.append("observation", obs.to_dict(obs.Card("2C")))
+    with Journal(str(path)) as journal, pytest.raises(JournalError, match="record 2 does not"):
+        TableService(journal, SETTINGS).recover()
