@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 
 from controller import observations as obs
@@ -52,7 +52,8 @@ class ShoeRuntime:
                  over_window: tuple[int, int, int, int] | None = None,
                  use_trigger: bool = True,
                  on_status: Callable[[str], None] | None = None,
-                 on_link_state: Callable[[int, int], None] | None = None):
+                 on_link_state: Callable[[int, int], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         self.pipeline = pipeline
         self.tracker = tracker
         self.camera = camera
@@ -61,6 +62,10 @@ class ShoeRuntime:
         self.use_trigger = use_trigger
         self._on_status = on_status or (lambda message: log.info("%s", message))
         self.card_present: bool | None = None  # unknown until the link reports the sensor
+        # Sensor changes with the time they arrived: a frame is matched with the sensor as it
+        # was when the frame was grabbed, not when the camera thread got round to it.
+        self._sensor: deque[tuple[float, bool | None]] = deque(maxlen=64)
+        self._clock = clock
         self._on_link_state = on_link_state  # (MCU boot id, card counter), to be journaled
         self._mcu_boot: int | None = None
         self.link_up = False
@@ -125,7 +130,7 @@ class ShoeRuntime:
         while len(self._frame_times) > _FRAME_TIMES_KEPT:
             self._frame_times.popitem(last=False)
         over = crop(frame.image, self.over_window) if self.over_window else None
-        present = self.card_present if self.use_trigger else None
+        present = self.sensor_at(frame.at) if self.use_trigger else None
         for event in self.tracker.feed(crop(frame.image, self.window), card_present=present,
                                        frame_index=frame.index, over=over):
             self._submit(event)
@@ -150,13 +155,13 @@ class ShoeRuntime:
     def on_link_event(self, event) -> None:
         """Called from the serial thread for every event the link delivers."""
         if isinstance(event, link.CardPresent):
-            self.card_present = True
+            self._set_sensor(True)
             # Journal the card *before* this one as seen: this card's reading is not in the
             # journal yet. A crash now makes the restarted link report this card as missed
             # (a fault) instead of skipping it.
             self._link_state(event.counter - 1)
         elif isinstance(event, link.CardGone):
-            self.card_present = False
+            self._set_sensor(False)
         elif isinstance(event, link.ButtonPressed):
             self.on_button(event.name)
         elif isinstance(event, link.LinkUp):
@@ -165,7 +170,7 @@ class ShoeRuntime:
             self._on_status(f"link up: firmware {event.firmware}, boot {event.boot_id:#x}")
         elif isinstance(event, link.LinkDown):
             self.link_up = False
-            self.card_present = None  # no sensor: fall back to image evidence
+            self._set_sensor(None)  # no sensor: fall back to image evidence
             self.pipeline.submit(obs.EquipmentFault(f"link down: {event.reason}"))
         elif isinstance(event, link.CardsMissed):
             self.pipeline.submit(obs.EquipmentFault(
@@ -177,6 +182,19 @@ class ShoeRuntime:
             self._on_status(f"shoe microcontroller error {event.code}: {event.text}")
         with self.changed:
             self.changed.notify_all()
+
+    def _set_sensor(self, present: bool | None) -> None:
+        self.card_present = present
+        self._sensor.append((self._clock(), present))
+
+    def sensor_at(self, at: float) -> bool | None:
+        """The card sensor as it was at time `at` (the latest change not after it)."""
+        for changed, present in reversed(self._sensor):
+            if changed <= at:
+                return present
+        if len(self._sensor) == self._sensor.maxlen:
+            return self._sensor[0][1]  # older than what is kept: the oldest known state
+        return None  # before the link first reported the sensor
 
     def _link_state(self, counter: int) -> None:
         if self._on_link_state is not None and self._mcu_boot is not None:

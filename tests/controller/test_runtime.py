@@ -77,16 +77,34 @@ def test_readings_carry_the_time_of_their_frame_and_the_window_is_cropped():
 
 def test_the_card_sensor_from_the_link_goes_with_each_frame():
     pipeline, tracker = Collect(), EchoTracker()
-    runtime = ShoeRuntime(pipeline, tracker, ScriptedCamera([]))
+    now = [0.0]
+    runtime = ShoeRuntime(pipeline, tracker, ScriptedCamera([]), clock=lambda: now[0])
+    now[0] = 0.95
     runtime.on_link_event(link.CardPresent(7))
     runtime.on_frame(frame(0, 1.0))
+    now[0] = 1.05
     runtime.on_link_event(link.CardGone(7))
     runtime.on_frame(frame(1, 1.1))
     assert [present for _, present, _ in tracker.fed] == [True, False]
+    now[0] = 1.15
     runtime.on_link_event(link.LinkDown("heartbeat lost"))
     runtime.on_frame(frame(2, 1.2))
     assert tracker.fed[-1][1] is None  # no sensor: image evidence only
     assert pipeline.submitted[-1][0] == obs.EquipmentFault("link down: heartbeat lost")
+
+
+def test_a_late_frame_goes_with_the_sensor_as_it_was_when_grabbed():
+    pipeline, tracker = Collect(), EchoTracker()
+    now = [0.0]
+    runtime = ShoeRuntime(pipeline, tracker, ScriptedCamera([]), clock=lambda: now[0])
+    runtime.on_frame(frame(0, 0.5))  # before the link said anything
+    now[0] = 1.0
+    runtime.on_link_event(link.CardPresent(1))
+    now[0] = 2.0
+    runtime.on_link_event(link.CardGone(1))
+    runtime.on_frame(frame(1, 1.5))  # grabbed while the card covered the sensor
+    runtime.on_frame(frame(2, 0.9))  # grabbed just before the card arrived
+    assert [present for _, present, _ in tracker.fed] == [None, True, None]
 
 
 def test_buttons_and_missed_cards():
