@@ -146,6 +146,7 @@ class Simulation:
                           list(self._rounds))
 
     def play_live(self, observations, title: str) -> None:
+        from rich.console import Console
         from rich.live import Live
 
         def view():
@@ -156,8 +157,14 @@ class Simulation:
             footer = (f"frames {self.runtime.frames}   journal {self.journal.path}")
             return table_view(title, state, lit, rounds, footer)
 
-        with Live(get_renderable=view, refresh_per_second=10, transient=False):
+        console = Console()
+        if not console.is_terminal:  # a log or a pipe: wide enough for both roads, no wrap
+            console = Console(width=120)
+        with Live(get_renderable=view, refresh_per_second=10, transient=False,
+                  console=console):
             self.dealer.play(observations)
+        if not console.is_terminal:
+            console.print()
 
     def stats(self, wall_s: float) -> dict:
         card_kinds = {kind.kind for kind in CARD_KINDS}
