@@ -31,6 +31,7 @@ from vision.tracker import Tracker
 
 log = logging.getLogger("sabot")
 HEALTH_PERIOD = 0.25
+LAMP_WATCHDOG_S = 2.0  # the main loop not seen for this long: draw/stand dark, fault lit
 
 
 def camera_options(camera: dict) -> tuple[str, dict]:
@@ -92,7 +93,9 @@ class Service:
                 transport.start()
             systemd.notify(f"READY=1\nSTATUS=table {config['table']['id']}: "
                            f"{len(done)} observations recovered")
-            self._main_loop(camera, pipeline)
+            lamp_watchdog = failsafe.Watchdog(panel.lamps, LAMP_WATCHDOG_S).start()
+            self._main_loop(camera, pipeline, lamp_watchdog)
+            lamp_watchdog.stop()
             systemd.notify("STOPPING=1")
             self.runtime.stop()
             if transport is not None:
@@ -107,9 +110,11 @@ class Service:
             uninstall()
         return 0
 
-    def _main_loop(self, camera, pipeline) -> None:
+    def _main_loop(self, camera, pipeline, lamp_watchdog=None) -> None:
         watchdog = systemd.watchdog_period()
         while not self.stop.wait(HEALTH_PERIOD):
+            if lamp_watchdog is not None:
+                lamp_watchdog.feed()  # a hung loop leaves the lamps fail-safe by itself
             if pipeline.error is not None or not pipeline.alive:
                 # The table thread died (disk full, a bug): nothing is journaled any more.
                 # Stop, so the lamps go fail-safe and systemd restarts the service.

@@ -5,6 +5,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from types import SimpleNamespace
 
@@ -157,3 +158,14 @@ def kinds_in(path):
             return [r.body.get("kind") for r in journal.records() if r.kind == "observation"]
     except Exception:  # noqa: BLE001 - the service may be creating it right now
         return []
+
+
+def test_the_main_loop_feeds_the_lamp_watchdog_while_it_runs():
+    stop = threading.Event()
+    service = Service(validate({}), stop)
+    fed = []
+    watchdog = SimpleNamespace(feed=lambda: fed.append(time.monotonic()))
+    pipeline = SimpleNamespace(error=None, alive=True)
+    threading.Timer(0.8, stop.set).start()
+    service._main_loop(SimpleNamespace(status="ok"), pipeline, watchdog)
+    assert len(fed) >= 2  # every HEALTH_PERIOD while the loop is alive
