@@ -92,7 +92,8 @@ def test_service_recovers_journals_frames_and_stops_on_sigterm(tmp_path):
                 time.sleep(0.1)
             shoe.press("no_more_bets")  # a button on the microcontroller reaches the table
             deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and "no_more_bets" not in kinds_in(journal_path):
+            while time.monotonic() < deadline and not any(
+                    o["kind"] == "no_more_bets" for o in observations_in(journal_path)):
                 time.sleep(0.05)
             service.send_signal(signal.SIGTERM)
             assert service.wait(timeout=20) == 0, service.stderr.read()
@@ -108,15 +109,17 @@ def test_service_recovers_journals_frames_and_stops_on_sigterm(tmp_path):
     assert verify(str(journal_path)).ok
 
 
-def cards_in(path):
-    if not path.exists():
-        return []
+def observations_in(path) -> list[dict]:
+    """The journaled observations so far (empty while the service is still creating it)."""
     try:
         with Journal(str(path), create=False) as journal:
-            return [r.body["card"] for r in journal.records()
-                    if r.kind == "observation" and r.body["kind"] == "card"]
+            return [r.body for r in journal.records() if r.kind == "observation"]
     except Exception:  # noqa: BLE001 - the service may be creating it right now
         return []
+
+
+def cards_in(path):
+    return [o["card"] for o in observations_in(path) if o["kind"] == "card"]
 
 
 def test_watchdog_is_fed_only_while_frames_are_fresh_and_the_link_is_up():
@@ -150,14 +153,6 @@ def test_synthetic_camera_is_refused_for_a_live_table():
         camera_options({"source": "http", "url": "", "stale_after_s": 1.0})
     assert camera_options({"source": "v4l2", "device": "/dev/video0", "stale_after_s": 2}) == (
         "v4l2", {"stale_after": 2.0, "device": "/dev/video0"})
-
-
-def kinds_in(path):
-    try:
-        with Journal(str(path), create=False) as journal:
-            return [r.body.get("kind") for r in journal.records() if r.kind == "observation"]
-    except Exception:  # noqa: BLE001 - the service may be creating it right now
-        return []
 
 
 def test_the_main_loop_feeds_the_lamp_watchdog_while_it_runs():
