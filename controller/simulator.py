@@ -26,7 +26,7 @@ from controller.errors import SabotError
 from controller.pipeline import Pipeline
 from controller.runtime import ShoeRuntime
 from firmware_bridge.pty_shoe import PtyShoe
-from vision.synth import WINDOW_H, WINDOW_W, render_window, two_view_frames
+from vision.synth import PASSAGE_SEVERITY, WINDOW_H, WINDOW_W, render_window, two_view_frames
 
 BUTTON_OF = {obs.NoMoreBets: "no_more_bets", obs.Disclosed: "card_disclosed",
              obs.Ack: "acknowledge", obs.NewShoe: "new_shoe"}
@@ -81,7 +81,7 @@ class DealerTiming:
     speed: float = 0.0  # cards (tokens) per second; 0 = as fast as possible
     frames_per_card: int = 24
     # An installed camera sees far less variation than the robustness benchmarks apply.
-    severity: float = 0.5
+    severity: float = PASSAGE_SEVERITY
     gap_frames: int = 2
     timeout: float = 10.0
 

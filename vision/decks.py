@@ -1,8 +1,9 @@
 """Deck designs as full card images: the shared public-domain deck, or one drawn here.
 
-A `Deck` maps card codes to BGRA card faces of CARD_W x CARD_H pixels (transparent outside
-the rounded outline), plus the images every shoe also shows: BACK (a card seen from behind),
-CUT (the plastic cutting card), JOKER and BLANK (a face with nothing printed on it).
+A `Deck` maps card codes to BGRA card faces CARD_W pixels wide (CARD_H tall for the drawn
+design; a design's own faces keep their proportions), transparent outside the rounded
+outline, plus the images every shoe also shows: BACK (a card seen from behind), CUT (the
+plastic cutting card), JOKER and BLANK (a face with nothing printed on it).
 The synthetic design is drawn with OpenCV primitives only, so the simulator needs no files.
 """
 
@@ -198,14 +199,18 @@ def synthetic_deck() -> Deck:
 
 
 def _read_face(path: Path) -> np.ndarray:
+    """A face as BGRA, CARD_W wide, its own height (designs differ in proportion)."""
     image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
     if image is None:
         raise DeckError(f"cannot read card image {path}")
+    if image.dtype != np.uint8:
+        image = cv2.convertScaleAbs(image, alpha=255.0 / max(1.0, float(image.max())))
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGRA)
     elif image.shape[2] == 3:
-        image = _with_alpha(cv2.resize(image, (CARD_W, CARD_H), interpolation=cv2.INTER_AREA))
-    return cv2.resize(image, (CARD_W, CARD_H), interpolation=cv2.INTER_AREA)
+        image = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA)
+    height = max(1, round(image.shape[0] * CARD_W / image.shape[1]))
+    return cv2.resize(image, (CARD_W, height), interpolation=cv2.INTER_AREA)
 
 
 @cache

@@ -44,3 +44,16 @@ def crop_window(frame: np.ndarray, window: tuple[int, int, int, int] | list[int]
     """The reading window `[x, y, w, h]` (as `sabot calibrate` writes it) of a camera frame."""
     x, y, w, h = (int(v) for v in window)
     return frame[max(0, y) : y + h, max(0, x) : x + w]
+
+
+# A card's height over its width when the window was defined (63 x 88 mm, a poker card).
+STANDARD_ASPECT = 436 / 300
+
+
+def window_on_card(width: float, height: float) -> tuple[float, float, float, float]:
+    """(x0, y0, x1, y1), in pixels of a card face `width` wide, of the reading window. Both
+    sides are measured in card widths (the camera sees a fixed area of a card of standard
+    width), so a taller design shows less of its height, as it would in the shoe."""
+    del height  # the window does not grow with a taller card
+    unit_y = width * STANDARD_ASPECT
+    return CARD_X0 * width, CARD_Y0 * unit_y, CARD_X1 * width, CARD_Y1 * unit_y

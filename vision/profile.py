@@ -12,8 +12,12 @@ Stored as one NumPy .npz archive (no pickles) holding:
   pip_fractions      (2,) float32, range of the visible pip height (in suit heights) of the
                      samples whose rank glyph touches its pip, widened by 0.15; (0.4, 1.2)
                      when none does
-  red_threshold      float32, ink redness between the enrolled black and red suits
-  surface_vectors    (K, 6) float32 surface statistics of back / cut / empty samples
+  red_threshold      float32, ink redness between the enrolled black and red suits (NaN
+                     when the samples did not separate them: no colour check)
+  surface_vectors    (K, 7) float32 surface statistics of back / cut / empty samples (the
+                     mean over views of each sample rendered across the camera envelope)
+  surface_tolerances (K, 7) float32 how far each feature may stray from that mean, learned
+                     from the same views
   surface_kinds      (K,) str, "back" | "cut" | "empty"
 """
 
@@ -27,7 +31,7 @@ import numpy as np
 
 from vision.errors import ProfileError
 
-PROFILE_VERSION = 1
+PROFILE_VERSION = 2
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,12 +47,14 @@ class Profile:
     pip_fractions: np.ndarray
     red_threshold: float
     surface_vectors: np.ndarray
+    surface_tolerances: np.ndarray
     surface_kinds: np.ndarray
 
 
 _SCALARS = ("suit_height", "red_threshold")
 _ARRAYS = ("rank_vectors", "rank_labels", "rank_aspects", "rank_ratios", "rank_offsets",
-           "suit_vectors", "suit_labels", "surface_vectors", "surface_kinds", "pip_fractions")
+           "suit_vectors", "suit_labels", "surface_vectors", "surface_tolerances", "surface_kinds",
+           "pip_fractions")
 
 
 def save_profile(profile: Profile, path: str | Path) -> Path:

@@ -6,7 +6,8 @@ agrees with the suit's colour, and the suit's size relative to the rank is the e
 A rank left unsure on a turned card is tried once more with its glyph set upright (the turn
 is measured on the card's edge), and must then clear its tests by UPRIGHT_EXTRA more.
 Anything else is `unknown`: a wrong rank read with confidence is the one error not allowed.
-Backs, cut cards and the empty window are recognised from global surface statistics.
+Backs, cut cards and the empty window are recognised from global surface statistics, within
+tolerances learned at enrolment from views rendered across the camera envelope.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import cv2
 import numpy as np
 
 from vision.cards import RANKS, SUITS, is_red
-from vision.features import surface_distance, surface_tolerances
+from vision.features import surface_distance
 from vision.measure import Glyphs, Measurement, glyphs_of, measure, set_upright
 from vision.profile import Profile
 
@@ -120,7 +121,6 @@ class Reader:
             for rank in self._ranks
         }
         self._pip_fractions = tuple(float(f) for f in profile.pip_fractions)
-        self._tolerances = surface_tolerances(profile.surface_kinds)
 
     def read(self, image: np.ndarray) -> Reading:
         m = measure(image, self.profile.suit_height, pip_fractions=self._pip_fractions)
@@ -135,7 +135,8 @@ class Reader:
         return face
 
     def _surface(self, m: Measurement) -> tuple[str, float]:
-        distances = surface_distance(self.profile.surface_vectors, self._tolerances, m.surface)
+        distances = surface_distance(self.profile.surface_vectors, self.profile.surface_tolerances,
+                                     m.surface)
         best = int(np.argmin(distances))
         return str(self.profile.surface_kinds[best]), float(distances[best])
 
@@ -209,7 +210,8 @@ class Reader:
         if suit_score < SUIT_MIN + extra or suit_score - suit_next < SUIT_MARGIN:
             why = f"suit unsure ({suit} {suit_score:.2f}/{suit_next:.2f})"
             return Reading("unknown", reason=why)
-        if is_red(suit) != (m.redness > self.profile.red_threshold):
+        threshold = self.profile.red_threshold  # NaN: the design's colours were not separable
+        if threshold == threshold and is_red(suit) != (m.redness > threshold):
             return Reading("unknown", reason=f"ink colour disagrees with suit {suit}")
         if not self._agrees(g, rank, suit):
             why = f"glyphs not close enough to the enrolled {rank}{suit}"

@@ -7,10 +7,10 @@ import pytest
 
 from vision.cards import ALL_CARDS, RANKS, split_code
 from vision.geometry import to_window
-from vision.synth import NOMINAL, random_perturbation, render_window
+from vision.synth import NOMINAL, PASSAGE_SEVERITY, random_perturbation, render_window
 
 
-def _read_all(deck, reader, codes, seed, severity=1.0):
+def _read_all(deck, reader, codes, seed, severity=PASSAGE_SEVERITY):
     rng = np.random.default_rng(seed)
     return [
         (code, reader.read(render_window(deck, code, random_perturbation(rng, severity), rng=rng)))
