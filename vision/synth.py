@@ -27,7 +27,7 @@ import numpy as np
 
 from vision.cards import split_code
 from vision.decks import Deck
-from vision.geometry import WINDOW_H, WINDOW_SIZE, WINDOW_W, window_on_card
+from vision.geometry import WINDOW_H, WINDOW_SIZE, WINDOW_W, to_window, window_on_card
 
 INTERIOR = (28, 30, 33)  # BGR of the shoe's dark interior
 EMPTY = "EMPTY"
@@ -139,8 +139,6 @@ def card_source(face: np.ndarray) -> Source:
 
 def window_source(window: np.ndarray) -> Source:
     """An enrolment sample that is already a reading window (any size)."""
-    from vision.geometry import to_window  # noqa: PLC0415 - geometry imports nothing heavy
-
     image = cv2.cvtColor(to_window(window), cv2.COLOR_BGR2BGRA)
     return Source(image, np.eye(3), extend=True)
 
