@@ -14,10 +14,9 @@ Stored as one NumPy .npz archive (no pickles) holding:
                      when none does
   red_threshold      float32, ink redness between the enrolled black and red suits (NaN
                      when the samples did not separate them: no colour check)
-  surface_vectors    (K, 7) float32 surface statistics of back / cut / empty samples (the
-                     mean over views of each sample rendered across the camera envelope)
-  surface_tolerances (K, 7) float32 how far each feature may stray from that mean, learned
-                     from the same views
+  surface_vectors    (K, 7) float32 surface statistics of back / cut / empty samples
+  surface_tolerances (K, 7) float32 how far each feature may stray from them: the fixed
+                     tolerance, the colour features' learned from envelope views (enrol.py)
   surface_kinds      (K,) str, "back" | "cut" | "empty"
 """
 
