@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import hashlib
+import os
 import tempfile
 import threading
 from contextlib import ExitStack
@@ -37,8 +39,10 @@ from hardware.camera import open_camera
 from hardware.panel import open_panel
 from vision.decks import load_deck, synthetic_deck
 from vision.enrol import enrol
+from vision.errors import ProfileError
+from vision.profile import PROFILE_VERSION, load_profile, save_profile
 from vision.reader import Reader
-from vision.synth import render_window, write_samples
+from vision.synth import render_window, write_faces
 from vision.tracker import Tracker
 
 CARD_KINDS = (obs.Card, obs.Cut, obs.Unreadable)
@@ -60,10 +64,41 @@ def load_observations(shoe: str | None, decks: int, style: str, seed: int | None
 
 
 def enrolled_reader(deck) -> Reader:
-    """What an operator does once per deck design: capture the samples, enrol them."""
+    """What an operator does once per deck design: give its faces, enrol them. The profile
+    is kept in the cache (`profile_cache`), so the next simulation of the same design starts
+    at once instead of learning it again."""
+    cached = profile_cache() / f"{deck.name}-{deck_digest(deck)}.npz"
+    try:
+        return Reader(load_profile(cached))
+    except ProfileError:
+        pass
     with tempfile.TemporaryDirectory(prefix="sabot-enrol-") as samples:
-        write_samples(deck, Path(samples))
-        return Reader(enrol(samples))
+        profile = enrol(write_faces(deck, Path(samples)))
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".{os.getpid()}.tmp")
+        save_profile(profile, partial)
+        os.replace(partial, cached)  # whole or not at all, with simulations in parallel
+    except OSError:
+        pass  # no cache: the next simulation learns it again
+    return Reader(profile)
+
+
+def profile_cache() -> Path:
+    """$SABOT_CACHE, else $XDG_CACHE_HOME/sabot, else ~/.cache/sabot."""
+    if os.environ.get("SABOT_CACHE"):
+        return Path(os.environ["SABOT_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sabot" / f"profiles-v{PROFILE_VERSION}"
+
+
+def deck_digest(deck) -> str:
+    """A short hash of a design's images: a changed design is enrolled anew."""
+    digest = hashlib.sha256()
+    for code in sorted(deck.cards):
+        digest.update(code.encode())
+        digest.update(np.ascontiguousarray(deck.cards[code]).tobytes())
+    return digest.hexdigest()[:16]
 
 
 class Simulation:

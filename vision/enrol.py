@@ -1,224 +1,416 @@
-"""Enrolment: a directory of sample windows -> a `Profile` for one deck design.
+"""Enrolment: a samples directory -> the `Profile` of one deck design and cut card.
 
-Samples are named by what they show: a card code (`AS.png`, `10h.jpg`, `TD.png`),
-`back*.png`, `cut*.png`, optional `empty*.png`. Each is a reading window, or a whole card
-face as a deck's artwork ships (the window is then cut from it). Every rank and every suit
-must be read at least once; jokers, other names, a missing back or cut card are notes.
+What is learned, all from the samples (`vision.samples`) and views of them rendered across
+the camera envelope (`vision.synth`), nothing from any one design's layout:
+1. where the index zone is (`register`): templates of the design's own zones;
+2. what each class looks like there (`model`): every card code sampled, the back, the cut
+   card, the empty window; TRAIN_VIEWS views of each;
+3. when to trust a reading (`calibrate`): HELD_VIEWS other views of each class, views of the
+   cards sliding past the window and of the jokers, none of them learned from, are read; the
+   acceptance thresholds are set just above the best-scoring reading among those that came
+   out wrong, so none of them would have been accepted, and what that costs in rejected
+   right readings is reported.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.cards import RANKS, RED_SUITS, SUITS, split_code
+from vision.cards import ALL_CARDS
 from vision.errors import EnrolmentError
-from vision.features import surface_tolerances
-from vision.geometry import WINDOW_H, WINDOW_W, to_window
-from vision.imageio import IMAGE_SUFFIXES, read_image
-from vision.index import PIP_FRACTIONS
-from vision.measure import Measurement, measure
+from vision.features import card_region
+from vision.geometry import WINDOW_H, WINDOW_W
+from vision.model import (
+    Model,
+    blank_of_ink,
+    describe,
+    kind_vector,
+    kind_weights,
+    likeness_vector,
+    prepare,
+    zone_picture,
+)
 from vision.profile import Profile
-from vision.synth import card_source, random_perturbation, render, window_source
+from vision.register import Registration, learn_templates, zone_of
+from vision.samples import SURFACE_KINDS, Samples, read_samples
+from vision.synth import Source, random_perturbation, render, window_source
 
-SURFACE_KINDS = ("back", "cut", "empty")
+TRAIN_VIEWS = 40  # envelope views learned per class, besides the nominal one
+HELD_VIEWS = 16  # views per class read to calibrate the acceptance, never learned
+SEED = 20261201
+# The acceptance thresholds sit this far above the best wrong reading of the held-back views.
+SAFETY_SCORE, SAFETY_MARGIN = 0.03, 0.02
+# ... and never below these (a design whose held-back views all read right still needs a
+# reading to look like its class, and to stand out from the next). By stage: the kind
+# model's similarities, over whole windows, run lower.
+MIN_SCORE = {"card": 0.75, "kind": 0.5}
+MIN_MARGIN = 0.04
+# A card is learned and read only where its index zone was found at least this well: this
+# share of the low percentile of the cards' views (a blank window matches nowhere well).
+POSE_SHARE = 0.8
+LIKENESS_SHARE = 0.8  # the same for how much the zone looks like the card read
 
-
-NOT_A_CARD = ("joker",)  # faces a deck ships that are not cards of the shoe
-
-
-def _kind_of(file: Path) -> str:
-    """face, back, cut, empty, joker, or "" for a name that says none of these."""
-    stem = file.stem.lower()
-    for kind in (*SURFACE_KINDS, *NOT_A_CARD):
-        if stem.startswith(kind):
-            return kind
-    return "face" if split_code(file.stem) is not None else ""
-
-
-def is_whole_face(image: np.ndarray) -> bool:
-    """Whether a sample is a whole card face (as a deck's artwork ships) rather than a reading
-    window: transparent corners, or the index printed again upside down in the opposite
-    corner, as every card has and no window shows."""
-    if image.ndim == 3 and image.shape[2] == 4:
-        corners = image[[0, 0, -1, -1], [0, -1, 0, -1], 3]
-        if int(corners.max()) < 128:
-            return True
-        image = image[:, :, :3]
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    h, w = gray.shape
-    if not 1.25 <= h / w <= 1.9:
-        return False
-    corner = (slice(0, h // 4), slice(0, w // 3))
-    top_left = gray[corner].astype(np.float32)
-    bottom_right = cv2.rotate(gray, cv2.ROTATE_180)[corner].astype(np.float32)
-    if min(float(top_left.std()), float(bottom_right.std())) < 15:  # plain paper: no index
-        return False
-    score = cv2.matchTemplate(top_left, bottom_right, cv2.TM_CCOEFF_NORMED)
-    return float(score.max()) > 0.7
+Progress = Callable[[int, int], None]  # (done, total)
 
 
-def sample_window(image: np.ndarray) -> np.ndarray:
-    """The reading window of a sample: itself, or cut from a whole face where the geometry
-    puts the window, over the shoe's dark interior."""
-    if is_whole_face(image):
-        return render(card_source(image))
-    return to_window(image[:, :, :3] if image.ndim == 3 and image.shape[2] == 4 else image)
+@dataclass(eq=False)
+class HeldOut:
+    """One held-back view as the enrolled models read it."""
+
+    truth: str  # a class, "joker", or "travel:<code>" (a card sliding past)
+    window: np.ndarray
+    kind: str  # what the kind model read, with its score and margin
+    kind_score: float
+    kind_margin: float
+    card: str  # what the card model read, with its score and margin
+    card_score: float
+    card_margin: float
+    pose_score: float  # how well the index zone was found
+    likeness: float  # how much the zone looks like the card read (`model.likeness_vector`)
+    no_ink: bool  # `model.blank_of_ink`
+
+    @property
+    def truth_kind(self) -> str:
+        return _kind(self.truth)
+
+    @property
+    def truth_card(self) -> str:
+        return self.truth[7:] if self.truth.startswith("travel:") else self.truth
+
+    @property
+    def sliding(self) -> bool:
+        return self.truth.startswith("travel:")
 
 
-SURFACE_VIEWS = 32  # envelope views per back / cut / empty sample
-COLOUR = [0, 1, 2, 5]  # chromaticity and saturation in `features.surface_vector`
+@dataclass(frozen=True)
+class Acceptance:
+    """Thresholds for one stage of reading and what they cost on the held-back views."""
+
+    score: float
+    margin: float
+    views: int  # held-back views of the stage's own classes
+    accepted: float  # share of those read right and accepted
+    wrong: int  # of those, read wrong at all (before the thresholds)
+    separation: float  # 1st percentile of right scores minus the best wrong score
+
+    def accepts(self, score: float, margin: float) -> bool:
+        return score >= self.score and margin >= self.margin
 
 
-def surface_model(window: np.ndarray, kind: str) -> tuple[np.ndarray, np.ndarray]:
-    """(statistics, tolerance) of one back / cut / empty sample: what the reader accepts as
-    that kind. A saturated colour's chromaticity and saturation move with gamma and colour
-    cast, so its tolerance is learned from views of the sample rendered across half the
-    envelope (4 standard deviations, between 1 and 2 times the fixed tolerance); the
-    other features keep the fixed one (learning them too let jokers read as backs)."""
-    fixed = surface_tolerances(np.array([kind]))[0]
-    rng = np.random.default_rng(len(kind))
-    source = window_source(window)
-    views = np.stack([measure(render(source, random_perturbation(rng, 0.5), rng=rng)).surface
-                      for _ in range(SURFACE_VIEWS)])
-    tolerance = fixed.copy()
-    tolerance[COLOUR] = np.clip(4 * views[:, COLOUR].std(axis=0), fixed[COLOUR],
-                                2 * fixed[COLOUR])
-    return measure(window).surface, tolerance
+def _joint(view: _View) -> np.ndarray:
+    """What the one model sees of a view: its index zone and its whole window."""
+    return np.concatenate([view.card, view.kind])
 
 
-def _likeliest(measured: Measurement, suit: str, separate_suits: dict) -> int:
-    """Which split of a sample's index has the pip that looks most like the same suit on
-    the cards where it stands apart (the first when there is a gap, or no such card)."""
-    reference = separate_suits.get(suit)
-    if len(measured.glyphs) == 1 or reference is None:
-        return 0
-    return max(range(len(measured.glyphs)),
-               key=lambda i: float(measured.glyphs[i].suit_vector @ reference))
+def _read(view: _View, card_model: Model, kind_model: Model, likeness: np.ndarray) -> HeldOut:
+    kind, kind_score, kind_margin = _best(kind_model, view.kind)
+    card, card_score, card_margin = _best(card_model, _joint(view))
+    number = card_model.classes.index(card)
+    alike = float(likeness[number] @ view.likeness) if number < len(likeness) else 0.0
+    return HeldOut(view.truth, view.window, kind, kind_score, kind_margin, card, card_score,
+                   card_margin, view.pose_score, alike, view.no_ink)
 
 
-def _pip_fractions(fractions: list[float]) -> np.ndarray:
-    if not fractions:
-        return np.array(PIP_FRACTIONS, np.float32)
-    low, high = max(PIP_FRACTIONS[0], min(fractions) - 0.15), max(fractions) + 0.15
-    return np.array([low, min(PIP_FRACTIONS[1], high)], np.float32)
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return vector / max(float(np.linalg.norm(vector)), 1e-6)
 
 
-def _builtin_empty() -> np.ndarray:
+def _best(model: Model, vector: np.ndarray) -> tuple[str, float, float]:
+    scores = model.class_scores(vector)
+    order = np.argsort(scores)
+    best = int(order[-1])
+    return model.classes[best], float(scores[best]), float(scores[best] - scores[order[-2]])
+
+
+MARGINS = np.round(np.arange(MIN_MARGIN, 0.8, 0.01), 3)
+
+
+def _thresholds(wrong: np.ndarray, right: np.ndarray, own: int, min_score: float,
+                what: str, notes: list[str]) -> Acceptance:
+    """The (score, margin) pair under which none of the `wrong` (score, margin) readings
+    would be accepted and the most `right` ones are."""
+    wrong, right = wrong.reshape(-1, 2), right.reshape(-1, 2)
+    best: tuple[int, float, float] = (-1, 1.0, 1.0)
+    for margin in MARGINS:
+        dangerous = wrong[wrong[:, 1] >= margin - SAFETY_MARGIN, 0]
+        score = max(min_score, float(dangerous.max()) + SAFETY_SCORE if len(dangerous) else 0)
+        accepted = int(np.sum((right[:, 0] >= score) & (right[:, 1] >= margin)))
+        if accepted > best[0]:
+            best = (accepted, score, float(margin))
+    accepted, score, margin = best
+    share = accepted / max(1, own)
+    worst = float(wrong[:, 0].max()) if len(wrong) else 0.0
+    separation = float(np.percentile(right[:, 0], 1)) - worst if len(right) else 0.0
+    if own and share < 0.99:
+        notes.append(f"only {share:.1%} of the held-back views of {what} are read with "
+                     "confidence: more or better samples, or a better-placed window, would help")
+    return Acceptance(score, margin, own, share, own - len(right), separation)
+
+
+def _calibrate(held_out: list[HeldOut], notes: list[str]) -> dict:
+    """Thresholds for the three stages of reading, in the reader's order: the empty window and
+    then a back or the cut card (from the whole window), then the card. Each stage is
+    calibrated on what the stages before it let through."""
+    def pairs(items, card: bool) -> np.ndarray:
+        return np.array([(h.card_score, h.card_margin) if card else (h.kind_score, h.kind_margin)
+                         for h in items], np.float64)
+
+    empties = [h for h in held_out if h.truth == "empty"]
+    empty = _thresholds(
+        pairs([h for h in held_out if h.kind == "empty" and h.no_ink
+               and h.truth_kind not in ("empty", "blank") and not h.sliding], card=False),
+        pairs([h for h in empties if h.kind == "empty" and h.no_ink], card=False),
+        len(empties), MIN_SCORE["kind"], "empty windows", notes)
+    rest = [h for h in held_out if not (h.kind == "empty" and h.no_ink
+                                        and empty.accepts(h.kind_score, h.kind_margin))]
+    # Backs, cut cards, empty windows as the one model reads them.
+    others = [h for h in held_out if h.truth in SURFACE_KINDS]
+    harmless = {"travel": ("empty",), "blank": ("empty",)}
+    kind = _thresholds(
+        pairs([h for h in rest if h.card in SURFACE_KINDS and h.card != h.truth_kind
+               and h.card not in harmless.get("travel" if h.sliding else h.truth, ())],
+              card=True),
+        pairs([h for h in others if h.card == h.truth], card=True),
+        len(others), MIN_SCORE["card"], "backs, cut cards and empty windows", notes)
+    rest = [h for h in rest if not (h.card in SURFACE_KINDS
+                                    and kind.accepts(h.card_score, h.card_margin))]
+    cards = [h for h in held_out if h.truth_kind == "face" and not h.sliding]
+    right = [h for h in cards if h.card == h.truth]
+    pose_floor = POSE_SHARE * float(np.percentile([h.pose_score for h in right], 1))
+    like_floor = LIKENESS_SHARE * float(np.percentile([h.likeness for h in right], 1))
+
+    def gated(h: HeldOut) -> bool:
+        return h.pose_score >= pose_floor and h.likeness >= like_floor
+
+    passed = {id(h) for h in rest}
+    card = _thresholds(
+        pairs([h for h in rest if h.card in ALL_CARDS and h.card != h.truth_card and gated(h)],
+              card=True),
+        pairs([h for h in right if gated(h) and id(h) in passed], card=True),
+        len(cards), MIN_SCORE["card"], "cards", notes)
+    return {"empty": empty, "card": card, "kind": kind, "pose_floor": pose_floor,
+            "likeness_floor": like_floor}
+
+
+@dataclass
+class Enrolment:
+    """The profile and what enrolment found on the way (for the operator and the sheet)."""
+
+    profile: Profile
+    notes: list[str] = field(default_factory=list)
+    held_out: list[HeldOut] = field(default_factory=list)
+    nominal: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+def enrol(samples_dir: str | Path, notes: list[str] | None = None, **options) -> Profile:
+    """The profile of the design in `samples_dir`; skipped files and doubts go to `notes`."""
+    result = enrolment(samples_dir, **options)
+    if notes is not None:
+        notes.extend(result.notes)
+    return result.profile
+
+
+def _builtin_empty() -> Source:
     """A flat dark window: the shoe interior when no empty sample was captured."""
-    return np.full((WINDOW_H, WINDOW_W, 3), 30, np.uint8)
+    return window_source(np.full((WINDOW_H, WINDOW_W, 3), 30, np.uint8))
 
 
-def enrol(samples_dir: str | Path, notes: list[str] | None = None) -> Profile:
-    """The profile of the design in `samples_dir`. What was skipped or is missing (a joker,
-    a file name that is no card, a face whose index was not found, no back sample) is
-    appended to `notes`, one line each naming the file."""
-    notes = [] if notes is None else notes
-    directory = Path(samples_dir)
-    if not directory.is_dir():
-        raise EnrolmentError(f"{directory}: no such samples directory")
-    files = sorted(f for f in directory.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
-    if not files:
-        raise EnrolmentError(f"{directory}: no sample images (.png, .jpg) in it")
-    images = {}
-    for file in files:
-        kind = _kind_of(file)
-        if kind in NOT_A_CARD:
-            notes.append(f"{file.name}: a {kind}, not a card of the shoe: skipped (it reads "
-                         "as unknown, which halts the table)")
-        elif not kind:
-            notes.append(f"{file.name}: not a card code (AS, 10H, TD...) nor back*, cut*, "
-                         "empty*: skipped")
-        else:
-            images[file] = (kind, sample_window(read_image(file, keep_alpha=True)))
-    surfaces = [(kind, *surface_model(image, kind))
-                for kind, image in images.values() if kind != "face"]
-    face_images = {file: image for file, (kind, image) in images.items() if kind == "face"}
-    # First pass: indices whose rank and suit stand apart give the pip's usual height; the
-    # second pass uses it to split the indices where a glyph touches its pip.
-    first_pass = [measure(image) for image in face_images.values()]
-    separate = [m for m in first_pass if m.index is not None]
-    if not separate:
-        raise EnrolmentError(f"{directory}: no card index found in any face sample")
-    suit_height = float(np.median([m.index.suit.h for m in separate]))
-    separate_suits = {
-        split_code(file.stem)[1]: m.glyphs[0].suit_vector  # type: ignore[index]
-        for file, m in zip(face_images, first_pass, strict=True)
-        if m.index is not None
-    }
-    faces = []
-    rednesses = []
-    fractions: list[float] = []
-    unread = []
-    for file, image in face_images.items():
-        measured = measure(image, suit_height, split_step=2, upright=True)
-        if measured.index is None:
-            unread.append(f"{file.name} ({measured.why_no_index})")
-            continue
-        rank, suit = split_code(file.stem)  # type: ignore[misc]
-        chosen = _likeliest(measured, suit, separate_suits)
-        faces.append((rank, suit, measured.glyphs[chosen]))
-        if measured.pip_heights:
-            fractions.append(measured.pip_heights[chosen] / suit_height)
-        rednesses.append((suit, measured.redness))
-    if unread:
-        notes.append(f"index not found, sample skipped (that card reads as unknown): "
-                     f"{', '.join(unread)}")
-    codes = {split_code(file.stem) for file in face_images}
-    _check_complete(directory, faces, unread, notes, codes)  # type: ignore[arg-type]
+def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | None = None,
+              progress: Progress | None = None) -> Enrolment:
+    """`views` learned per card; `held` read back per card to calibrate (by default
+    HELD_VIEWS, fewer when fewer views are learned)."""
+    held = min(HELD_VIEWS, max(4, views // 2)) if held is None else held
+    samples = read_samples(samples_dir)
+    _check_complete(samples)
+    notes = list(samples.notes)
     for kind in ("back", "cut"):
-        if not any(k == kind for k, _, _ in surfaces):
+        if kind not in samples.classes:
             notes.append(f"no {kind}*.png sample: a {kind} will read as unknown")
-    if not any(kind == "empty" for kind, _, _ in surfaces):
-        surfaces.append(("empty", *surface_model(_builtin_empty(), "empty")))
-    faces.sort(key=lambda item: RANKS.index(item[0]))
-    red = [redness for s, redness in rednesses if s in RED_SUITS]
-    black = [redness for s, redness in rednesses if s not in RED_SUITS]
-    red_threshold = float((np.mean(red) + np.mean(black)) / 2)
-    if min(red) <= max(black):
-        notes.append("red and black suits cannot be told apart by the ink's colour in these "
-                     "samples: the colour check is off for this design")
-        red_threshold = float("nan")
-    return Profile(
-        rank_vectors=np.stack([g.rank_vector for _, _, g in faces]).astype(np.float32),
-        rank_labels=np.array([r for r, _, _ in faces]),
-        rank_aspects=np.array([g.rank_aspect for _, _, g in faces], np.float32),
-        rank_ratios=np.array([g.suit_rank_ratio for _, _, g in faces], np.float32),
-        rank_offsets=np.array([g.rank_offset for _, _, g in faces], np.float32),
-        suit_vectors=np.stack([g.suit_vector for _, _, g in faces]).astype(np.float32),
-        suit_labels=np.array([s for _, s, _ in faces]),
-        suit_height=suit_height,
-        pip_fractions=_pip_fractions(fractions),
-        red_threshold=red_threshold,
-        surface_vectors=np.stack([v for _, v, _ in surfaces]).astype(np.float32),
-        surface_tolerances=np.stack([t for _, _, t in surfaces]).astype(np.float32),
-        surface_kinds=np.array([k for k, _, _ in surfaces]),
+    samples.classes.setdefault("empty", [_builtin_empty()])
+    cards = tuple(samples.cards)
+    nominal = {name: render(sources[0]) for name, sources in samples.classes.items()}
+    zones = np.stack([zone_of(prepare(nominal[code]).ink) for code in cards])
+    registration = Registration(learn_templates(zones))
+    counter = _Counter(progress, _view_count(samples, views, held))
+
+    learned = _views(samples, views, np.random.default_rng(SEED), counter, registration)
+    # A view whose index zone was hardly found (glared out, pushed off the window) shows
+    # nothing of its card: learned, it would be the nearest view of every blank window.
+    found = [v for v in learned if v.truth in cards]
+    floor = POSE_SHARE * float(np.percentile([v.pose_score for v in found], 5))
+    found = [v for v in found if v.pose_score >= floor or v.number == 0]
+    likeness = np.stack([_unit(np.mean([v.likeness for v in found if v.truth == code], axis=0))
+                         for code in cards]).astype(np.float32)
+    # One model tells every card and every other thing a window may show apart.
+    others = tuple(k for k in NOT_CARDS if any(v.truth == k for v in learned))
+    classes = cards + others
+    taught = found + [v for v in learned if v.truth in others]
+    card_model = Model.learn(np.stack([_joint(v) for v in taught]),
+                             np.array([classes.index(v.truth) for v in taught]), classes)
+    kinds = tuple(k for k in ("face", *NOT_CARDS)
+                  if k == "face" or any(_kind(v.truth) == k for v in learned))
+    # Every card teaches the kind "face", but a few views each are plenty.
+    for_kinds = [v for v in learned if v.truth not in cards or v.number % 5 == 0]
+    kind_model = Model.learn(np.stack([v.kind for v in for_kinds]),
+                             np.array([kinds.index(_kind(v.truth)) for v in for_kinds]), kinds,
+                             discriminate=False, weights=kind_weights())
+    held_out = [_read(v, card_model, kind_model, likeness) for v in
+                _views(samples, held, np.random.default_rng(SEED + 1), counter,
+                       registration, travel=True)]
+    accept = _calibrate(held_out, notes)
+    counter.finish()
+    card, kind, empty = accept["card"], accept["kind"], accept["empty"]
+    profile = Profile(
+        templates=registration.templates,
+        **_model_arrays("card", card_model), **_model_arrays("kind", kind_model),
+        card_score=card.score, card_margin=card.margin, pose_floor=accept["pose_floor"],
+        likeness=likeness, likeness_floor=accept["likeness_floor"],
+        kind_score=kind.score, kind_margin=kind.margin,
+        empty_score=empty.score, empty_margin=empty.margin,
+        held_views=card.views, held_accepted=card.accepted, held_wrong=card.wrong,
+        separation=card.separation,
     )
+    return Enrolment(profile, notes, held_out, nominal)
 
 
-def _check_complete(directory: Path, faces: list, unread: list[str], notes: list[str],
-                    codes: set[tuple[str, str]]) -> None:
-    """A rank or suit with no sample at all is an error (a forgotten card); one whose samples
-    were all unreadable is a note (every such card reads as unknown, which halts the table:
-    it is never guessed). Red and black must both be there."""
-    absent_ranks = [r for r in RANKS if r not in {rank for rank, _ in codes}]
-    if absent_ranks:
-        raise EnrolmentError(f"{directory}: no sample of rank {', '.join(absent_ranks)}")
-    absent_suits = [s for s in SUITS if s not in {suit for _, suit in codes}]
-    if absent_suits:
-        raise EnrolmentError(f"{directory}: no sample of suit {', '.join(absent_suits)}")
-    missing_ranks = [r for r in RANKS if r not in {rank for rank, _, _ in faces}]
-    missing_suits = [s for s in SUITS if s not in {suit for _, suit, _ in faces}]
-    if missing_ranks:
-        notes.append(f"no readable sample of rank {', '.join(missing_ranks)}: those cards "
-                     "will read as unknown")
-    if missing_suits:
-        notes.append(f"no readable sample of suit {', '.join(missing_suits)}: those cards "
-                     "will read as unknown")
-    present = {suit for _, suit, _ in faces}
-    if not present & RED_SUITS or not present - RED_SUITS:
-        why = f" (index not found in {', '.join(unread)})" if unread else ""
-        raise EnrolmentError(f"{directory}: no readable sample of a red and of a black suit"
-                             f"{why}")
+class _Counter:
+    def __init__(self, progress: Progress | None, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, 0
+
+    def tick(self) -> None:
+        self.done += 1
+        if self.progress is not None and self.done % 25 == 0:
+            self.progress(min(self.done, self.total), self.total)
+
+    def finish(self) -> None:
+        if self.progress is not None:
+            self.progress(self.total, self.total)
+
+
+def _model_arrays(prefix: str, model: Model) -> dict:
+    return {f"{prefix}_mean": model.mean, f"{prefix}_projection": model.projection,
+            f"{prefix}_views": model.views, f"{prefix}_labels": model.labels,
+            f"{prefix}_classes": np.array(model.classes)}
+
+
+def _kind(truth: str) -> str:
+    """The kind a class or held-back view is of: face, back, cut, empty, joker, blank."""
+    if truth.startswith("travel:"):
+        return "face"
+    return truth if truth in NOT_CARDS else "face"
+
+
+@dataclass
+class _View:
+    truth: str  # a class, "joker", or "travel:<code>"
+    number: int  # of the views of its source
+    window: np.ndarray
+    card: np.ndarray  # the card model's vector
+    kind: np.ndarray  # the kind model's vector
+    pose_score: float
+    likeness: np.ndarray  # `model.likeness_vector` of its zone
+    no_ink: bool
+
+
+# A back, the cut card, the empty window and a joker are each one sample against 52 cards:
+# they get this many times the views (and a thin tail of their scores is what matters).
+NOT_CARD_VIEWS = 4
+NOT_CARDS = (*SURFACE_KINDS, "joker", "blank", "passing")
+SLIDING_VIEWS = 12  # held-back views of each card sliding past the window
+PASSING_VIEWS = 8  # learned views of each card's body passing, its index out of the window
+PASSED = 150  # window pixels above its place at which a card's index is out of the window
+
+
+def _view_count(samples: Samples, views: int, held: int) -> int:
+    cards = sum(len(samples.classes[code]) for code in samples.cards)
+    others = sum(len(s) for s in samples.classes.values()) - cards + len(samples.jokers)
+    blanks = len(samples.cards[::13])
+    return ((cards + NOT_CARD_VIEWS * others) * (views + 1 + held)
+            + (SLIDING_VIEWS + PASSING_VIEWS + 1) * cards + NOT_CARD_VIEWS * blanks * (views + 1))
+
+
+def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Counter,
+           registration: Registration, *, travel: bool = False) -> list[_View]:
+    """`count` envelope views of every sample (the nominal one first, unless `travel`: then
+    the views are held back, and two of each card sliding past the window are added)."""
+    jobs: list[tuple[str, Source]] = [(name, source) for name, sources in samples.classes.items()
+                                      for source in sources]
+    jobs += [("joker", source) for source in samples.jokers]
+    if not travel:
+        # Faces with nothing printed on them, learned as something that is not a card: a
+        # cut card is told from them by its colour alone.
+        jobs += [("blank", _blank(samples.classes[code][0])) for code in samples.cards[::13]]
+    out = []
+    for name, source in jobs:
+        repeat = NOT_CARD_VIEWS if name in NOT_CARDS else 1
+        for k in range(count * repeat + (0 if travel else 1)):
+            nominal = k == 0 and not travel
+            p = random_perturbation(rng, 0.0 if nominal else 1.0)
+            out.append(_view(name, k, render(source, p, rng=rng), registration))
+            counter.tick()
+        if travel and name not in NOT_CARDS:
+            # The card with nothing printed on it: looks like no card at all.
+            out.append(_view("blank", 0, render(_blank(source), random_perturbation(rng),
+                                                rng=rng), registration))
+            counter.tick()
+        if name in NOT_CARDS:
+            continue
+        span = min(source.travel_span, WINDOW_H) if source.extend else source.travel_span
+        if travel:
+            # The card sliding past: its index entering, leaving, partly out of the window.
+            for k in range(SLIDING_VIEWS):
+                # Most where the index is partly out of the window: where a glyph cut in half
+                # may look like another.
+                low, high = (-span, WINDOW_H * 0.9) if k % 3 == 0 else (-PASSED, WINDOW_H * 0.9)
+                travel_px = rng.uniform(low, high)
+                if abs(travel_px) < 15:
+                    travel_px = 15.0 if travel_px >= 0 else -15.0
+                window = render(source, random_perturbation(rng, 0.6), travel=travel_px, rng=rng)
+                out.append(_view(f"travel:{name}", k, window, registration))
+                counter.tick()
+        else:
+            # The card's body passing the window, its index gone: learned as not a card.
+            for k in range(PASSING_VIEWS):
+                window = render(source, random_perturbation(rng, 0.6),
+                                travel=rng.uniform(-span, -PASSED), rng=rng)
+                out.append(_view("passing", k, window, registration))
+                counter.tick()
+    return out
+
+
+def _blank(source: Source) -> Source:
+    """`source` with its ink painted over in its paper's colour."""
+    image = source.image.copy()
+    gray = cv2.cvtColor(image[:, :, :3], cv2.COLOR_BGR2GRAY)
+    on_card = image[:, :, 3] > 128
+    bright = on_card & (gray >= np.percentile(gray[on_card], 60))
+    paper = np.median(image[:, :, :3][bright], axis=0)
+    # A window sample is painted where it shows card; a whole face, all over.
+    painted = card_region(gray) > 0 if source.extend else on_card
+    image[painted, :3] = paper
+    return Source(image, source.to_window, source.extend)
+
+
+def _view(truth: str, number: int, window: np.ndarray, registration: Registration) -> _View:
+    prepared = prepare(window)
+    pose = registration.locate(prepared.ink)
+    zone = zone_picture(prepared, pose)
+    return _View(truth, number, window, describe(prepared, pose, zone), kind_vector(prepared),
+                 pose.score, likeness_vector(zone), blank_of_ink(prepared))
+
+
+def _check_complete(samples: Samples) -> None:
+    """Every card of the deck must be sampled: each is a class of its own (its pips and art
+    are part of how it is told from the others), and a card never sampled would be read as
+    the nearest one that was."""
+    missing = [code for code in ALL_CARDS if code not in samples.classes]
+    if missing:
+        listed = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more"
+                                            if len(missing) > 12 else "")
+        raise EnrolmentError(f"{samples.directory}: no sample of {listed} (every one of the "
+                             "52 cards needs one)")

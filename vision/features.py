@@ -1,75 +1,112 @@
-"""Feature vectors: glyph shapes for the index, surface statistics for backs and cut cards.
+"""Features of a window: its ink, gradient orientation histograms, surface statistics.
 
-Glyph vectors are the ink map inside a box resized to a fixed grid, zero-mean and unit
-length, so a dot product is the normalised cross-correlation; a turned card's rank glyph is
-set upright first (`glyph_crop`). Surface statistics are global
-(colour, brightness, texture), so they do not care where a back's pattern or a cut card's
-edge falls in the window.
+The ink map measures darkness against the local paper white, so light and exposure do not
+move it; orientation histograms describe the shape of the ink in a picture of the index
+zone; surface statistics are global (colour, brightness, texture, share of paper), so they
+do not care where a back's pattern or a cut card's edge falls in the window.
 """
 
-from __future__ import annotations
 
-import math
+from __future__ import annotations
 
 import cv2
 import numpy as np
 
-from vision.index import INK_LEVEL, Box
+from vision.geometry import WINDOW_H, WINDOW_W
 
-GLYPH_W, GLYPH_H = 16, 24
-MIN_ASPECT = 0.45
+INK_LEVEL = 90  # ink map value (0 paper .. 255 black) above which a pixel is ink
+# Paper white is the max over 44 px at full size: wider than the index's pip, so the pip
+# is ink to its centre (a smaller kernel would leave it hollow, unevenly from frame to frame).
+_WHITE_KERNEL = cv2.getStructuringElement(cv2.MORPH_RECT, (11, 11))
+_SMALL = (WINDOW_W // 4, WINDOW_H // 4)
+
+
+def _local_white(gray: np.ndarray, small: np.ndarray | None) -> tuple[np.ndarray, float]:
+    """The paper white near each pixel (a max filter over a quarter-size copy), and the floor
+    below which there is no paper near."""
+    if small is None:
+        small = cv2.resize(gray, _SMALL, interpolation=cv2.INTER_AREA)
+    white = cv2.dilate(small, _WHITE_KERNEL)
+    _, brightest, _, _ = cv2.minMaxLoc(white)
+    return white, max(45.0, 0.45 * brightest)
+
+
+def card_region(gray: np.ndarray) -> np.ndarray:
+    """Where the window shows card (paper within reach), 255, as opposed to the surround."""
+    white, floor = _local_white(gray, None)
+    return cv2.resize(cv2.compare(white, floor, cv2.CMP_GE), (gray.shape[1], gray.shape[0]),
+                      interpolation=cv2.INTER_NEAREST)
+
+
+def ink_map(gray: np.ndarray, small: np.ndarray | None = None) -> np.ndarray:
+    """Ink darkness (0 paper .. 255 black) relative to the local paper white, so that uneven
+    light, glare and exposure do not move what counts as ink.
+
+    Where the local white is far below the window's brightest, there is no paper near: that
+    is the surround past the card's edge (the shoe's interior, a table), or a dark picture.
+    It is no ink of the card's, and its edge against the card would look like a long stroke,
+    so it reads as blank (0). `small`: the window in grey at a quarter size, if the caller
+    has it already."""
+    white, floor = _local_white(gray, small)
+    no_paper = cv2.resize(cv2.compare(white, floor, cv2.CMP_LT), (WINDOW_W, WINDOW_H),
+                          interpolation=cv2.INTER_NEAREST)
+    white = cv2.resize(cv2.max(white, floor), (WINDOW_W, WINDOW_H),
+                       interpolation=cv2.INTER_LINEAR)
+    ink = cv2.subtract(255, cv2.divide(gray, white, scale=255))
+    ink[no_paper > 0] = 0
+    return ink
+
+
+ORIENTATIONS = 9  # unsigned gradient directions per cell
+GRADIENT_FLOOR = 8.0  # grey levels per pixel: weaker gradients are noise, not strokes
+
+
+def orientation_histograms(picture: np.ndarray, cell: int) -> np.ndarray:
+    """Gradient orientation histograms (as HOG has them) of `picture`, whose sides are
+    multiples of `cell`: per cell, the gradient magnitude by direction (soft-binned into
+    ORIENTATIONS unsigned bins), normalised by the energy of the 3 x 3 cells around it, square
+    rooted. Ink that moves a pixel or two changes little; a stroke that is not there does.
+    The normalisation never divides by less than a cell of GRADIENT_FLOOR would give, so
+    blank paper stays blank instead of its noise being blown up to look like strokes."""
+    image = picture.astype(np.float32)
+    gx = cv2.Sobel(image, cv2.CV_32F, 1, 0, ksize=1)
+    gy = cv2.Sobel(image, cv2.CV_32F, 0, 1, ksize=1)
+    magnitude, angle = cv2.cartToPolar(gx, gy)
+    h, w = image.shape
+    rows, cols = h // cell, w // cell
+    position = np.float32(np.remainder(angle, np.pi) * (ORIENTATIONS / np.pi) - 0.5).ravel()
+    low = np.floor(position)
+    upper_share = position - low
+    low = low.astype(np.int64) % ORIENTATIONS
+    cell_of = _cell_index(h, w, cell) * ORIENTATIONS
+    m = magnitude.ravel()
+    size = rows * cols * ORIENTATIONS
+    hist = np.bincount(cell_of + low, m * (1 - upper_share), size)
+    hist += np.bincount(cell_of + (low + 1) % ORIENTATIONS, m * upper_share, size)
+    hist = hist.reshape(rows, cols, ORIENTATIONS).astype(np.float32)
+    energy = cv2.boxFilter((hist * hist).sum(axis=2), -1, (3, 3), normalize=False,
+                           borderType=cv2.BORDER_REFLECT)
+    floor = 9.0 * (cell * cell * GRADIENT_FLOOR) ** 2
+    hist /= np.sqrt(energy + floor)[:, :, None]
+    return np.sqrt(np.minimum(hist, 0.4)).ravel()
+
+
+_CELL_INDEX: dict[tuple[int, int, int], np.ndarray] = {}
+
+
+def _cell_index(h: int, w: int, cell: int) -> np.ndarray:
+    key = (h, w, cell)
+    if key not in _CELL_INDEX:
+        ys, xs = np.mgrid[0:h, 0:w]
+        _CELL_INDEX[key] = ((ys // cell) * (w // cell) + xs // cell).ravel()
+    return _CELL_INDEX[key]
+
+
 SURFACE_NAMES = ("b", "g", "r", "log_brightness", "texture", "saturation", "paper")
 # How far apart two surfaces of one kind may be, per feature (see `surface_distance`).
 SURFACE_TOLERANCE = np.array([0.06, 0.06, 0.06, 0.9, 0.6, 0.15, 0.15], np.float32)
 # The empty window is near black: its colour is noise, only brightness and texture count.
 EMPTY_TOLERANCE = np.array([1.0, 1.0, 1.0, 0.9, 1.6, 1.0, 1.0], np.float32)
-
-
-# Below this turn (degrees) a glyph is taken as it is: its box would change by under a pixel
-# (enrolment samples are upright).
-DESKEW_MIN = 1.0
-
-
-def glyph_crop(ink: np.ndarray, box: Box, angle: float = 0.0) -> np.ndarray:
-    """The ink in `box`, set upright when the card is turned `angle` degrees and cut to the
-    upright glyph's own bounding box. The box of a turned glyph holds its corners' overhang
-    (a wide, flat-footed A gains rows and loses width), so without this the glyph would sit
-    in the grid unlike its upright template. Only the box's own ink is turned (anything
-    around it, the card's edge or a pip, stays out)."""
-    crop = ink[box.y : box.bottom, box.x : box.right]
-    if abs(angle) < DESKEW_MIN:
-        return crop
-    # Set upright, a corner may reach past the box by up to half its size times sin(angle).
-    pad = math.ceil(max(box.w, box.h) / 2 * math.sin(math.radians(abs(angle)))) + 1
-    turn = cv2.getRotationMatrix2D((box.w / 2, box.h / 2), -angle, 1.0)
-    turn[:, 2] += pad  # into a frame `pad` pixels wider on every side
-    upright = cv2.warpAffine(crop, turn, (box.w + 2 * pad, box.h + 2 * pad),
-                             flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    x, y, w, h = cv2.boundingRect(cv2.compare(upright, INK_LEVEL, cv2.CMP_GT))
-    if w < 2 or h < 2:
-        return crop
-    return upright[y : y + h, x : x + w]
-
-
-def glyph_vector(crop: np.ndarray) -> np.ndarray:
-    """The ink of `crop` (`glyph_crop`) on a fixed grid, zero-mean and unit length: a dot
-    product of two such vectors is their normalised cross-correlation."""
-    h, w = crop.shape
-    # A very narrow glyph (J, 1) is padded to MIN_ASPECT first: stretched to the grid's
-    # width from a few pixels, it would be mostly blur.
-    pad_w = max(0, round(h * MIN_ASPECT) - w)
-    if pad_w:
-        crop = cv2.copyMakeBorder(crop, 0, 0, pad_w // 2, pad_w - pad_w // 2,
-                                  cv2.BORDER_CONSTANT, value=0)
-    grid = cv2.resize(crop, (GLYPH_W, GLYPH_H), interpolation=cv2.INTER_AREA).astype(np.float32)
-    grid = grid.ravel()
-    grid -= grid.sum() / grid.size
-    norm = float(np.sqrt(grid @ grid))
-    return grid / norm if norm > 1e-6 else grid
-
-
-def aspect(crop: np.ndarray) -> float:
-    return crop.shape[1] / crop.shape[0]
 
 
 def surface_vector(small: np.ndarray) -> np.ndarray:

@@ -1,59 +1,78 @@
 """A deck profile: everything `Reader` needs to know about one deck design and cut card.
 
 Stored as one NumPy .npz archive (no pickles) holding:
-  version            int, PROFILE_VERSION
-  rank_vectors       (N, 384) float32 glyph vectors of the rank, grouped by rank
-  rank_labels        (N,) str, e.g. "10"
-  rank_aspects       (N,) float32 width / height of the rank box
-  suit_vectors       (M, 384) float32, suit_labels (M,) str
-  rank_ratios        (N,) float32 height of the suit over the height of the rank
-  rank_offsets       (N,) float32 rank centre right of the suit centre, in suit heights
-  suit_height        float32, median height of the suit pip in window pixels
-  pip_fractions      (2,) float32, range of the visible pip height (in suit heights) of the
-                     samples whose rank glyph touches its pip, widened by 0.15; (0.4, 1.2)
-                     when none does
-  red_threshold      float32, ink redness between the enrolled black and red suits (NaN
-                     when the samples did not separate them: no colour check)
-  surface_vectors    (K, 7) float32 surface statistics of back / cut / empty samples
-  surface_tolerances (K, 7) float32 how far each feature may stray from them: the fixed
-                     tolerance, the colour features' learned from envelope views (enrol.py)
-  surface_kinds      (K,) str, "back" | "cut" | "empty"
+  version          int, PROFILE_VERSION
+  templates        (K, 128, 72) float32 the design's index-zone templates (`register`)
+  two models (`model.Model`), card_* (the 52 card codes, from the index zone) and kind_*
+  ("face", "back", "cut", "empty", "joker": what the whole window shows), each:
+    *_mean (D,) float32, *_projection (D, d) float32: the learned projection
+    *_views (N, d) float32: projected training views, unit length, grouped by class
+    *_labels (N,) int32: class of each view, an index into *_classes (C,) str
+  empty_score, empty_margin, card_score, card_margin, kind_score, kind_margin  float: a
+                   reading is accepted when its class's nearest view is at least this
+                   similar, and this much more than any other class's (calibrated at
+                   enrolment on held-back views), for the empty window, a card, a back or
+                   the cut card
+  pose_floor       float: a card is read only where its index zone matched at least this well
+  likeness         (52, 1008) float32 each card's mean zone ink (`model.likeness_vector`)
+  likeness_floor   float: ... and only when the zone looks at least this much like that card
+  held_views       int, held_accepted float, held_wrong int, separation float: what the
+                   calibration found (views read, share accepted, read wrong, and how far the
+                   1st percentile of right readings' scores lies above the best wrong one)
 """
 
 from __future__ import annotations
 
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
 
+from vision.cards import split_code
 from vision.errors import ProfileError
 
-PROFILE_VERSION = 2
+PROFILE_VERSION = 3
 
 
 @dataclass(frozen=True, eq=False)
 class Profile:
-    rank_vectors: np.ndarray
-    rank_labels: np.ndarray
-    rank_aspects: np.ndarray
-    rank_ratios: np.ndarray
-    rank_offsets: np.ndarray
-    suit_vectors: np.ndarray
-    suit_labels: np.ndarray
-    suit_height: float
-    pip_fractions: np.ndarray
-    red_threshold: float
-    surface_vectors: np.ndarray
-    surface_tolerances: np.ndarray
-    surface_kinds: np.ndarray
+    templates: np.ndarray
+    card_mean: np.ndarray
+    card_projection: np.ndarray
+    card_views: np.ndarray
+    card_labels: np.ndarray
+    card_classes: np.ndarray
+    kind_mean: np.ndarray
+    kind_projection: np.ndarray
+    kind_views: np.ndarray
+    kind_labels: np.ndarray
+    kind_classes: np.ndarray
+    card_score: float
+    card_margin: float
+    pose_floor: float
+    likeness: np.ndarray
+    likeness_floor: float
+    kind_score: float
+    kind_margin: float
+    empty_score: float
+    empty_margin: float
+    held_views: int = 0
+    held_accepted: float = 0.0
+    held_wrong: int = 0
+    separation: float = 0.0
 
 
-_SCALARS = ("suit_height", "red_threshold")
-_ARRAYS = ("rank_vectors", "rank_labels", "rank_aspects", "rank_ratios", "rank_offsets",
-           "suit_vectors", "suit_labels", "surface_vectors", "surface_tolerances", "surface_kinds",
-           "pip_fractions")
+_SCALARS = {"card_score": float, "card_margin": float, "pose_floor": float,
+            "likeness_floor": float,
+            "kind_score": float, "kind_margin": float, "empty_score": float,
+            "empty_margin": float,
+            "held_views": int, "held_accepted": float, "held_wrong": int, "separation": float}
+_ARRAYS = [f.name for f in fields(Profile) if f.name not in _SCALARS]
+_SHAPES = {"templates": 3, "likeness": 2} | {
+    f"{model}_{name}": dims for model in ("card", "kind")
+    for name, dims in (("mean", 1), ("projection", 2), ("views", 2), ("labels", 1),
+                       ("classes", 1))}
 
 
 def save_profile(profile: Profile, path: str | Path) -> Path:
@@ -62,8 +81,7 @@ def save_profile(profile: Profile, path: str | Path) -> Path:
         np.savez_compressed(
             file,
             version=np.int32(PROFILE_VERSION),
-            suit_height=np.float32(profile.suit_height),
-            red_threshold=np.float32(profile.red_threshold),
+            **{name: np.asarray(getattr(profile, name)) for name in _SCALARS},
             **{name: getattr(profile, name) for name in _ARRAYS},
         )
     return out
@@ -77,11 +95,39 @@ def load_profile(path: str | Path) -> Profile:
         with np.load(file, allow_pickle=False) as data:
             version = int(data["version"])
             if version != PROFILE_VERSION:
-                raise ProfileError(f"{file}: profile version {version}, expected {PROFILE_VERSION}")
+                raise ProfileError(f"{file}: profile version {version}, expected "
+                                   f"{PROFILE_VERSION} (enrol the design again)")
             arrays = {name: data[name] for name in _ARRAYS}
-            scalars = {name: float(data[name]) for name in _SCALARS}
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as error:
+            scalars = {name: kind(data[name]) for name, kind in _SCALARS.items()}
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as error:
         if isinstance(error, ProfileError):
             raise
         raise ProfileError(f"{file}: not a Sabot profile ({error})") from None
+    _check(file, arrays, scalars)
     return Profile(**arrays, **scalars)
+
+
+def _check(file: Path, arrays: dict, scalars: dict) -> None:
+    """A damaged profile is refused here, naming what is wrong, not at the first frame."""
+    for name, dims in _SHAPES.items():
+        if arrays[name].ndim != dims:
+            raise ProfileError(f"{file}: {name} has {arrays[name].ndim} dimensions, not {dims}")
+        if arrays[name].dtype.kind == "f" and not np.all(np.isfinite(arrays[name])):
+            raise ProfileError(f"{file}: {name} holds values that are not finite")
+    for model in ("card", "kind"):
+        views, projection = arrays[f"{model}_views"], arrays[f"{model}_projection"]
+        labels, classes = arrays[f"{model}_labels"], arrays[f"{model}_classes"]
+        if (projection.shape[0] != arrays[f"{model}_mean"].shape[0]
+                or views.shape[1] != projection.shape[1] or len(labels) != len(views)):
+            raise ProfileError(f"{file}: the {model} model's arrays do not fit together")
+        if len(labels) == 0 or np.any(np.diff(labels) < 0) or \
+                not np.array_equal(np.unique(labels), np.arange(len(classes))):
+            raise ProfileError(f"{file}: the {model} model's labels do not index every class")
+    codes = sum(split_code(str(c)) is not None for c in arrays["card_classes"])
+    if len(arrays["likeness"]) != codes:
+        raise ProfileError(f"{file}: likeness does not have one row per card")
+    for name in ("card_score", "card_margin", "pose_floor", "likeness_floor", "kind_score",
+                 "kind_margin",
+                 "empty_score", "empty_margin", "held_accepted", "separation"):
+        if not np.isfinite(scalars[name]):
+            raise ProfileError(f"{file}: {name} is not a finite number")

@@ -99,10 +99,10 @@ def random_perturbation(rng: np.random.Generator, severity: float = 1.0, *,
         blur=int(rng.integers(0, round(7 * s) + 1)),
         noise=float(u(0, 8) * s),
         jpeg=int(rng.integers(60, 96)) if rng.random() < 0.7 else 0,
-        glare=float(u(0.2, 0.7) * s) if real and rng.random() < 0.35 else 0.0,
-        glare_at=(float(u(0, 1)), float(u(0, 1)), float(u(0.08, 0.3))),
+        glare=float(u(0.15, 0.5) * s) if real and rng.random() < 0.35 else 0.0,
+        glare_at=(float(u(0, 1)), float(u(0, 1)), float(u(0.06, 0.2))),
         washout=float(u(0, 0.35) * s) if real and rng.random() < 0.4 else 0.0,
-        faint=float(u(0, 0.5) * s) if real and rng.random() < 0.4 else 0.0,
+        faint=float(u(0, 0.4) * s) if real and rng.random() < 0.4 else 0.0,
         surround=surround,
         size=size,
     )
@@ -148,7 +148,7 @@ def _deck_source(deck: Deck, code: str) -> Source:
     return card_source(deck.image(code))
 
 
-def _geometry(p: Perturbation, travel: float) -> np.ndarray:
+def view_matrix(p: Perturbation, travel: float) -> np.ndarray:
     """3x3 map from nominal window pixels to output pixels."""
     shift = np.array([[1, 0, 0], [0, 1, travel], [0, 0, 1]], np.float64)
     turn = np.vstack([cv2.getRotationMatrix2D((WINDOW_W / 2, WINDOW_H / 2), p.angle, p.scale),
@@ -277,7 +277,7 @@ def render(source: Source, p: Perturbation = NOMINAL, *, travel: float = 0.0,
     """The reading window (BGR, `p.size`) of `source` seen with `p`, the card `travel`
     window pixels below its nominal place."""
     rng = rng if rng is not None else np.random.default_rng(0)
-    matrix = _geometry(p, travel) @ source.to_window
+    matrix = view_matrix(p, travel) @ source.to_window
     border = cv2.BORDER_REPLICATE if source.extend else cv2.BORDER_CONSTANT
     card = cv2.warpPerspective(source.image, matrix, p.size, flags=cv2.INTER_LINEAR,
                                borderMode=border, borderValue=(0, 0, 0, 0))
@@ -405,6 +405,19 @@ def write_samples(deck: Deck, directory: str | Path, *, codes: Sequence[str] | N
         cv2.imwrite(str(out / f"{code}.png"), render_window(deck, code))
     for code in ("BACK", "CUT", EMPTY):
         cv2.imwrite(str(out / f"{code.lower()}.png"), render_window(deck, code))
+    return out
+
+
+def write_faces(deck: Deck, directory: str | Path) -> Path:
+    """An enrolment samples directory of `deck`'s whole faces (BGRA PNGs named by card code,
+    back.png, cut.png, joker*.png), as a design's artwork ships."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    for code, face in deck.cards.items():
+        name = code if split_code(code) else code.lower()
+        if code == "BLANK":
+            continue
+        cv2.imwrite(str(out / f"{name}.png"), face)
     return out
 
 

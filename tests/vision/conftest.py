@@ -1,4 +1,6 @@
-"""Shared fixtures: enrolment sample directories and readers for both deck designs."""
+"""Shared fixtures: both deck designs, enrolled once per session (from reading windows for
+the shared deck, as an operator captures them; from whole faces for the synthetic one, as
+`sabot simulate` does)."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import pytest
 from vision.decks import load_deck, synthetic_deck
 from vision.enrol import enrol
 from vision.reader import Reader
-from vision.synth import write_samples
+from vision.synth import write_faces, write_samples
 
 
 @pytest.fixture(scope="session")
@@ -26,18 +28,23 @@ def vector_samples(tmp_path_factory, vector_deck):
 
 
 @pytest.fixture(scope="session")
-def synth_samples(tmp_path_factory, synth_deck):
-    return write_samples(synth_deck, tmp_path_factory.mktemp("synth-samples"))
+def synth_faces(tmp_path_factory, synth_deck):
+    return write_faces(synth_deck, tmp_path_factory.mktemp("synth-faces"))
 
 
 @pytest.fixture(scope="session")
-def vector_reader(vector_samples):
-    return Reader(enrol(vector_samples))
+def vector_profile(vector_samples):
+    return enrol(vector_samples)
 
 
 @pytest.fixture(scope="session")
-def synth_reader(synth_samples):
-    return Reader(enrol(synth_samples))
+def vector_reader(vector_profile):
+    return Reader(vector_profile)
+
+
+@pytest.fixture(scope="session")
+def synth_reader(synth_faces):
+    return Reader(enrol(synth_faces))
 
 
 @pytest.fixture(params=["vector", "synth"])

@@ -16,7 +16,7 @@ from vision.synth import random_perturbation, render_window
 @pytest.fixture(scope="module")
 def profile(tmp_path_factory, vector_samples):
     out = tmp_path_factory.mktemp("profile") / "vector.npz"
-    assert main(["enroll", str(vector_samples), "--out", str(out)]) == 0
+    assert main(["enroll", str(vector_samples), "--out", str(out), "--views", "12"]) == 0
     return out
 
 
@@ -51,19 +51,31 @@ def test_read_without_json_prints_a_table(profile, vector_samples, capsys):
     assert "face" in out and "AS" in out
 
 
-def test_enroll_fails_on_a_missing_rank(samples_copy, tmp_path, capsys):
+def test_enroll_names_the_missing_cards(samples_copy, tmp_path, capsys):
     for suit in "SHDC":
         (samples_copy / f"7{suit}.png").unlink()
     assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz")]) == 2
-    assert "no sample of rank 7" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no sample of 7S, 7H, 7D, 7C (every one of the 52 cards needs one)" in err
     assert not (tmp_path / "p.npz").exists()
 
 
-def test_enroll_accepts_one_sample_per_rank(samples_copy, tmp_path):
+def test_enroll_refuses_one_sample_per_rank(samples_copy, tmp_path, capsys):
+    """Each card is learned as itself (its pips and art tell it apart): a card never sampled
+    would be read as the nearest one that was, so every card must be there."""
     for path in samples_copy.glob("*.png"):
         if path.stem[-1] in "HDC" and path.stem not in ("AH", "2D", "3C"):
             path.unlink()
-    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz")]) == 0
+    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz")]) == 2
+    assert "no sample of 2H, 3H, 4H" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("views", ["1", "401", "many"])
+def test_enroll_refuses_a_bad_number_of_views(samples_copy, tmp_path, capsys, views):
+    with pytest.raises(SystemExit) as stop:
+        main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz"), "--views", views])
+    assert stop.value.code == 2
+    assert "--views" in capsys.readouterr().err
 
 
 def test_enroll_fails_on_an_unreadable_file(samples_copy, tmp_path, capsys):
@@ -77,7 +89,8 @@ def test_enroll_fails_on_an_unreadable_file(samples_copy, tmp_path, capsys):
 def test_enroll_skips_a_name_that_is_not_a_card_code_with_a_note(samples_copy, tmp_path,
                                                                   capsys, name):
     shutil.copy(samples_copy / "AS.png", samples_copy / name)
-    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz")]) == 0
+    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz"),
+                 "--views", "4"]) == 0
     err = capsys.readouterr().err
     assert f"note: {name}: not a card code" in err
     assert (tmp_path / "p.npz").exists()
@@ -85,14 +98,28 @@ def test_enroll_skips_a_name_that_is_not_a_card_code_with_a_note(samples_copy, t
 
 def test_enroll_skips_a_joker_as_not_a_card(samples_copy, tmp_path, capsys):
     shutil.copy(samples_copy / "AS.png", samples_copy / "joker_1.png")
-    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz")]) == 0
+    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz"),
+                 "--views", "4"]) == 0
     assert "note: joker_1.png: a joker, not a card of the shoe" in capsys.readouterr().err
 
 
 def test_enroll_without_a_cut_sample_notes_it(samples_copy, tmp_path, capsys):
     (samples_copy / "cut.png").unlink()
-    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz")]) == 0
+    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz"),
+                 "--views", "4"]) == 0
     assert "note: no cut*.png sample: a cut will read as unknown" in capsys.readouterr().err
+
+
+def test_enroll_from_whole_faces_draws_a_sheet_and_reports_the_calibration(
+        tmp_path, capsys, synth_faces):
+    out, sheet = tmp_path / "p.npz", tmp_path / "sheet.png"
+    assert main(["enroll", str(synth_faces), "--out", str(out), "--views", "6",
+                 "--sheet", str(sheet)]) == 0
+    err = capsys.readouterr().err
+    assert "enrolled 52 cards and back, cut, empty" in err
+    assert "held-back views:" in err and "margin found" in err
+    picture = cv2.imread(str(sheet))
+    assert picture is not None and picture.shape[1] == 13 * 64
 
 
 def test_enroll_fails_on_a_missing_directory(tmp_path, capsys):

@@ -1,0 +1,43 @@
+"""Profiles round-trip, and a damaged one is refused naming what is wrong."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from vision.errors import ProfileError
+from vision.profile import load_profile, save_profile
+
+
+def test_a_profile_round_trips(tmp_path, vector_profile):
+    again = load_profile(save_profile(vector_profile, tmp_path / "p.npz"))
+    assert np.array_equal(again.card_views, vector_profile.card_views)
+    assert list(again.card_classes) == list(vector_profile.card_classes)
+    assert again.card_score == pytest.approx(vector_profile.card_score)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda p: {"card_score": float("nan")}, "card_score is not a finite number"),
+    (lambda p: {"card_mean": p.card_mean * np.nan}, "card_mean holds values that are not"),
+    (lambda p: {"card_labels": p.card_labels[::-1].copy()}, "labels do not index every class"),
+    (lambda p: {"card_views": p.card_views[:, :3]}, "arrays do not fit together"),
+    (lambda p: {"templates": p.templates[0]}, "templates has 2 dimensions, not 3"),
+    (lambda p: {"likeness": p.likeness[:10]}, "likeness does not have one row per card"),
+])
+def test_a_damaged_profile_is_refused(tmp_path, vector_profile, change, message):
+    damaged = dataclasses.replace(vector_profile, **change(vector_profile))
+    path = save_profile(damaged, tmp_path / "bad.npz")
+    with pytest.raises(ProfileError, match=message):
+        load_profile(path)
+
+
+def test_an_old_profile_asks_to_enrol_again(tmp_path, vector_profile):
+    path = save_profile(vector_profile, tmp_path / "old.npz")
+    with np.load(path) as data:
+        arrays = dict(data)
+    arrays["version"] = np.int32(2)
+    np.savez(path.open("wb"), **arrays)
+    with pytest.raises(ProfileError, match="profile version 2, expected 3 .enrol the design"):
+        load_profile(path)

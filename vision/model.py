@@ -1,0 +1,220 @@
+"""What a window looks like to the reader, and the per-design model that tells classes apart.
+
+`describe` gives a window's vector for one place of its index zone (`register`): the gradient
+orientation histograms of the zone's ink, the redness of that ink, and the window's surface
+statistics (colour, brightness, texture, share of paper), which tell backs, cut cards and
+the empty window. `Model` is learned per design at enrolment: a linear discriminant
+projection (the directions along which the design's classes differ most against how much
+each class varies across the camera envelope), and the projected views themselves, so a
+window's class is that of its nearest views (cosine similarity). Numbers only: `profile`
+stores them, `reader` uses them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.features import (
+    INK_LEVEL,
+    ink_colour,
+    ink_map,
+    orientation_histograms,
+    surface_vector,
+    thumbnail,
+)
+from vision.geometry import to_window
+from vision.register import ZONE, Pose
+
+ZONE_PICTURE = (48, 84)  # the zone is compared at this size (w, h): 2/3 of nominal
+CELL = 6  # pixels per histogram cell of that picture
+REDNESS_WEIGHT = 3.0  # so that a pale red is not lost among 1,008 shape numbers
+PCA_DIMENSIONS = 200  # before the discriminant: keeps the within-class scatter invertible
+SHRINK = 0.05  # share of the mean variance added to the within-class scatter
+
+
+def surface_of(window: np.ndarray) -> np.ndarray:
+    return surface_vector(thumbnail(window))
+
+
+class Prepared:
+    """A window at nominal size, its thumbnail and surface statistics, and (made when first
+    asked for: an empty window never needs it) its ink map."""
+
+    def __init__(self, image: np.ndarray) -> None:
+        self.window = to_window(image)
+        self.small = thumbnail(self.window)
+        self.surface = surface_vector(self.small)
+        self._ink: np.ndarray | None = None
+
+    @property
+    def ink(self) -> np.ndarray:
+        if self._ink is None:
+            gray = cv2.cvtColor(self.window, cv2.COLOR_BGR2GRAY)
+            self._ink = ink_map(gray, cv2.cvtColor(self.small, cv2.COLOR_BGR2GRAY))
+        return self._ink
+
+
+def prepare(image: np.ndarray) -> Prepared:
+    return Prepared(image)
+
+
+BLANK_INK = 0.004  # share of a window's pixels that may be ink on an empty window
+
+
+def blank_of_ink(prepared: Prepared) -> bool:
+    """Whether the window shows no ink at all: the empty shoe does not, a card's index does
+    (even glared or faint, some of its strokes show)."""
+    ink = prepared.ink
+    return cv2.countNonZero(cv2.compare(ink, INK_LEVEL, cv2.CMP_GT)) <= BLANK_INK * ink.size
+
+
+HUES, SATURATIONS = 12, 3
+
+
+def kind_vector(prepared: Prepared) -> np.ndarray:
+    """What kind of thing a window shows (a face, a back, the cut card, nothing), from the
+    whole window: surface statistics, a hue and saturation histogram and the coarse shape
+    of its light and dark, none of which needs the index to be found."""
+    small = prepared.small
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    colours = cv2.calcHist([hsv], [0, 1], None, [HUES, SATURATIONS], [0, 180, 0, 256]).ravel()
+    colours /= max(1.0, float(colours.sum()))
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)[1:49]
+    shape = orientation_histograms(gray, 8)
+    return np.concatenate([prepared.surface, np.sqrt(colours), shape]).astype(np.float32)
+
+
+def kind_weights() -> np.ndarray:
+    """How much each part of `kind_vector` counts once standardised: the 216 shape numbers
+    (noise, on an empty window) would otherwise outvote the 43 of surface and colour."""
+    return np.concatenate([np.ones(7 + HUES * SATURATIONS), np.full(216, 0.3)]).astype(
+        np.float32)
+
+
+def zone_picture(prepared: Prepared, pose: Pose) -> np.ndarray:
+    """The ink of the index zone at `pose`, at ZONE_PICTURE size."""
+    width, height = ZONE_PICTURE
+    return cv2.warpAffine(prepared.ink, pose.zone_matrix(width, height), ZONE_PICTURE,
+                          flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+
+
+LIKENESS_SIZE = (24, 42)
+
+
+def likeness_vector(zone: np.ndarray) -> np.ndarray:
+    """The zone's ink, softened and at half size, zero-mean and unit length: its dot product
+    with a card's mean is how much the window looks like that card at all (a blank window or
+    another design's card does not, however the model ranks it)."""
+    small = cv2.resize(cv2.GaussianBlur(zone, (0, 0), 1.5), LIKENESS_SIZE,
+                       interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+    small -= small.mean()
+    return small / max(float(np.linalg.norm(small)), 1e-6)
+
+
+def describe(prepared: Prepared, pose: Pose, zone: np.ndarray | None = None) -> np.ndarray:
+    """The feature vector of a window with its index zone at `pose` (`zone`: its picture,
+    if the caller has it already)."""
+    zone = zone_picture(prepared, pose) if zone is None else zone
+    shape = orientation_histograms(zone, CELL)
+    redness = REDNESS_WEIGHT * _redness(prepared.window, prepared.ink, pose)
+    return np.concatenate([shape, [redness], prepared.surface]).astype(np.float32)
+
+
+def _redness(window: np.ndarray, ink: np.ndarray, pose: Pose) -> float:
+    """Redness of the ink in the zone against the paper around it (~0 black, ~0.7 red)."""
+    x0, y0, w, h = _zone_box(pose, window.shape)
+    if w < 4 or h < 4:
+        return 0.0
+    roi = (slice(y0, y0 + h), slice(x0, x0 + w))
+    zone_ink = ink[roi]
+    inked = cv2.compare(zone_ink, INK_LEVEL, cv2.CMP_GT)
+    paper = cv2.compare(zone_ink, 40, cv2.CMP_LT)
+    if cv2.countNonZero(inked) < 8 or cv2.countNonZero(paper) < 8:
+        return 0.0
+    return ink_colour(window[roi], inked, paper)
+
+
+def _zone_box(pose: Pose, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    half_w, half_h = pose.scale * ZONE[2] / 2, pose.scale * ZONE[3] / 2
+    x0, y0 = max(0, round(pose.cx - half_w)), max(0, round(pose.cy - half_h))
+    x1 = min(shape[1], round(pose.cx + half_w))
+    y1 = min(shape[0], round(pose.cy + half_h))
+    return x0, y0, x1 - x0, y1 - y0
+
+
+def discriminant(vectors: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(mean, projection): Fisher's linear discriminant of `vectors` by `labels`, after a
+    principal-component reduction, as `(x - mean) @ projection`."""
+    mean = vectors.mean(axis=0)
+    centred = vectors - mean
+    _, _, components = np.linalg.svd(centred, full_matrices=False)
+    reduce = components[: min(PCA_DIMENSIONS, len(components))].T
+    reduced = centred @ reduce
+    classes = np.unique(labels)
+    means = np.stack([reduced[labels == c].mean(axis=0) for c in classes])
+    spread = reduced - means[np.searchsorted(classes, labels)]
+    within = spread.T @ spread / len(reduced)
+    within += SHRINK * np.trace(within) / len(within) * np.eye(len(within))
+    between = means.T @ means / len(classes)
+    whiten = np.linalg.inv(np.linalg.cholesky(within))
+    values, vectors_ = np.linalg.eigh(whiten @ between @ whiten.T)
+    keep = vectors_[:, ::-1][:, : len(classes) - 1]
+    return mean.astype(np.float32), (reduce @ (whiten.T @ keep)).astype(np.float32)
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    return rows / np.maximum(np.linalg.norm(rows, axis=-1, keepdims=True), 1e-6)
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    """The projection and the projected training views (unit length) with their classes."""
+
+    mean: np.ndarray
+    projection: np.ndarray
+    views: np.ndarray  # (N, D) float32, grouped by class in the order of `classes`
+    labels: np.ndarray  # (N,) int, index into `classes`
+    classes: tuple[str, ...]  # card codes, "back", "cut", "empty"
+
+    def __post_init__(self) -> None:
+        starts = np.searchsorted(self.labels, np.arange(len(self.classes)))
+        object.__setattr__(self, "_starts", starts)
+
+    @classmethod
+    def learn(cls, vectors: np.ndarray, labels: np.ndarray, classes: tuple[str, ...],
+              *, discriminate: bool = True, weights: np.ndarray | None = None) -> Model:
+        """`labels` index `classes`; every class needs views. `discriminate`: project onto
+        the linear discriminant (for many classes); else only standardise each feature (a
+        handful of classes, whose discriminant would keep too few directions) and weigh it
+        by `weights`."""
+        order = np.argsort(labels, kind="stable")
+        vectors, labels = vectors[order], labels[order]
+        if discriminate:
+            mean, projection = discriminant(vectors, labels)
+        else:
+            mean = vectors.mean(axis=0)
+            scale = 1.0 / (vectors.std(axis=0) + 1e-3)
+            if weights is not None:
+                scale = scale * weights
+            projection = np.diag(scale).astype(np.float32)
+        views = _unit((vectors - mean) @ projection).astype(np.float32)
+        # A view whose nearest other view is of another class shows nothing of its own (the
+        # index glared out, cut off, the zone found on a pip): kept, it would be the nearest
+        # view of another such window and give it a class with full confidence.
+        similarity = views @ views.T
+        np.fill_diagonal(similarity, -np.inf)
+        keep = labels[similarity.argmax(axis=1)] == labels
+        for label in np.unique(labels):  # never all of a class
+            if not keep[labels == label].any():
+                keep[labels == label] = True
+        return cls(mean, projection, views[keep], labels[keep].astype(np.int32), classes)
+
+    def embed(self, vector: np.ndarray) -> np.ndarray:
+        return _unit((vector - self.mean) @ self.projection)
+
+    def class_scores(self, vector: np.ndarray) -> np.ndarray:
+        """Per class, the similarity of its nearest training view (-1 .. 1)."""
+        return np.maximum.reduceat(self.views @ self.embed(vector), self._starts)

@@ -1,0 +1,187 @@
+"""Where the card's index corner is in a window: scale and position, learned per design.
+
+The camera sees the card a little bigger or smaller, shifted and turned from one card to the
+next (the envelope in `synth`), so before anything is compared the reader finds the *index
+zone* (ZONE, the corner of the card face that holds the index, just inside its edges) in the
+window. What it looks for is learned at enrolment: the design's faces are grouped by how
+their zone looks (k-means over the nominal windows' ink, so that an ace, a court card and a
+ten whose big pips crowd the index each have a template of their own), and the group means
+are the templates. A window is searched coarsely (at 1/4 size, every template, scale and
+position), then refined around the best (at 1/2 size, three finer scales).
+Nothing here depends on how a design lays out its index: only on where its zone is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry import WINDOW_H, WINDOW_W
+
+# The index zone in nominal window pixels (x, y, w, h): from just inside the card's top-left
+# corner (at 12.8, 14 in the nominal window) over the top-left 0.22 x 0.4 card widths, where
+# every design this was tried on prints rank and suit. The surround past the card's edge is
+# left out: it is the shoe's, not the design's (with it, matches drifted by up to 65 px).
+ZONE = (16, 18, 72, 128)
+SCALES = (0.8, 0.89, 1.0, 1.12, 1.25)  # the envelope's 0.8-1.25 in steps of 12%
+FINER = (0.94, 1.0, 1.06)  # refinement steps around the coarse scale
+CLUSTERS = 6
+_COARSE, _FINE = 4, 2  # downscaling of the coarse and the fine search
+_COARSE_PAD, _FINE_PAD = 3, 8  # zero ink around the window: a zone may stick out of it
+_FINE_REACH = 3  # fine search: +- this many half-size pixels around the coarse position
+
+
+@dataclass(frozen=True)
+class Pose:
+    """Where the zone is: its scale against nominal and its centre in window pixels."""
+
+    scale: float
+    cx: float
+    cy: float
+    score: float  # normalised correlation of the best template there
+
+    def zone_matrix(self, width: int, height: int) -> np.ndarray:
+        """2x3 map from a `width` x `height` picture of the zone to window pixels (for
+        `cv2.warpAffine(..., WARP_INVERSE_MAP)`)."""
+        k = self.scale * ZONE[2] / width
+        k_y = self.scale * ZONE[3] / height
+        return np.float32([[k, 0, self.cx - k * width / 2], [0, k_y, self.cy - k_y * height / 2]])
+
+
+NOMINAL_POSE = Pose(1.0, ZONE[0] + ZONE[2] / 2, ZONE[1] + ZONE[3] / 2, 1.0)
+
+
+CONTRAST_FLOOR = 0.35  # of the template's spread: below it a patch's match is discounted
+
+
+def _contrast(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The standard deviation of `image` in every window of `size` (w, h), indexed as
+    `cv2.matchTemplate`'s result."""
+    tw, th = size
+    mean = cv2.boxFilter(image, -1, size, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)
+    square = cv2.boxFilter(image * image, -1, size, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)
+    rows, cols = image.shape[0] - th + 1, image.shape[1] - tw + 1
+    return cv2.sqrt(cv2.max(square[:rows, :cols] - mean[:rows, :cols] ** 2, 0.0))
+
+
+def _matches(image: np.ndarray, template: np.ndarray, spread: float,
+             contrast: np.ndarray) -> np.ndarray:
+    """Normalised correlation of `template` at every place in `image`, discounted where the
+    image is nearly flat (`contrast` below CONTRAST_FLOOR of the template's `spread`): there
+    (blank paper, the zero border) normalising blows specks of noise up into chance matches
+    as good as a faint index."""
+    result = cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
+    return result * np.minimum(1.0, contrast / (CONTRAST_FLOOR * spread))
+
+
+def zone_of(ink: np.ndarray) -> np.ndarray:
+    """The index zone of a nominal window's ink map, float32."""
+    x, y, w, h = ZONE
+    return ink[y : y + h, x : x + w].astype(np.float32)
+
+
+def learn_templates(zones: np.ndarray, clusters: int = CLUSTERS) -> np.ndarray:
+    """(K, h, w) float32 templates: the mean zone of each group of similar faces."""
+    count = len(zones)
+    k = max(1, min(clusters, count))
+    if k == 1:
+        return zones.mean(axis=0, keepdims=True).astype(np.float32)
+    x, y, w, h = ZONE
+    small = np.stack([cv2.resize(z, (w // 4, h // 4), interpolation=cv2.INTER_AREA).ravel()
+                      for z in zones]).astype(np.float32)
+    cv2.setRNGSeed(7)  # k-means seeds with OpenCV's RNG: the same design, the same templates
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 50, 0.1)
+    _, labels, _ = cv2.kmeans(small, k, None, criteria, 5, cv2.KMEANS_PP_CENTERS)
+    labels = labels.ravel()
+    return np.stack([zones[labels == j].mean(axis=0) for j in range(k)
+                     if np.any(labels == j)]).astype(np.float32)
+
+
+class Registration:
+    """Finds the index zone's `Pose` in a window's ink map (`features.ink_map`)."""
+
+    def __init__(self, templates: np.ndarray) -> None:
+        self.templates = templates
+        _, h, w = templates.shape
+        self._coarse = [cv2.resize(t, (w // _COARSE, h // _COARSE), interpolation=cv2.INTER_AREA)
+                        for t in templates]
+        self._fine = [cv2.resize(t, (w // _FINE, h // _FINE), interpolation=cv2.INTER_AREA)
+                      for t in templates]
+        self._coarse_spread = [float(t.std()) for t in self._coarse]
+        self._fine_spread = [float(t.std()) for t in self._fine]
+
+    def locate(self, ink: np.ndarray) -> Pose:
+        return self.candidates(ink, 1)[0]
+
+    def candidates(self, ink: np.ndarray, count: int) -> list[Pose]:
+        """The `count` best places for the zone, refined, best first. At 1/4 size a big pip
+        or a court's frame may outscore the index: the reader compares each with the
+        design's cards and keeps the one that looks most like one."""
+        found = self._coarse_poses(ink, count)
+        return sorted((self._refine(ink, *coarse) for coarse in found),
+                      key=lambda pose: -pose.score)
+
+    def _coarse_poses(self, ink: np.ndarray, count: int) -> list[tuple[float, float, float, int]]:
+        # The window is scaled, not the templates: every scale is then judged on the same
+        # number of pixels (a smaller template matches more things a little better).
+        size = (WINDOW_W // _COARSE, WINDOW_H // _COARSE)
+        small = cv2.resize(ink, size, interpolation=cv2.INTER_AREA).astype(np.float32)
+        p = _COARSE_PAD
+        small = cv2.copyMakeBorder(small, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
+        found = []
+        for s in SCALES:
+            scaled = cv2.resize(small, (round(small.shape[1] / s), round(small.shape[0] / s)),
+                                interpolation=cv2.INTER_AREA)
+            fy = small.shape[0] / scaled.shape[0]
+            fx = small.shape[1] / scaled.shape[1]
+            th, tw = self._coarse[0].shape
+            if scaled.shape[0] < th or scaled.shape[1] < tw:
+                continue
+            contrast = _contrast(scaled, (tw, th))
+            for template, t in enumerate(self._coarse):
+                result = _matches(scaled, t, self._coarse_spread[template], contrast)
+                for _ in range(count):
+                    _, score, _, (x, y) = cv2.minMaxLoc(result)
+                    found.append((score, s, ((x + tw / 2) * fx - p) * _COARSE,
+                                  ((y + th / 2) * fy - p) * _COARSE, template))
+                    result[max(0, y - 2) : y + 3, max(0, x - 2) : x + 3] = -2.0
+        found.sort(key=lambda item: -item[0])
+        chosen: list[tuple[float, float, float, int]] = []
+        for _, s, cx, cy, template in found:
+            if all(abs(cx - ox) + abs(cy - oy) > 4 * _COARSE for _, ox, oy, _ in chosen):
+                chosen.append((s, cx, cy, template))
+            if len(chosen) == count:
+                break
+        return chosen
+
+    def _refine(self, ink: np.ndarray, scale: float, cx: float, cy: float,
+                template: int) -> Pose:
+        half = cv2.resize(ink, (WINDOW_W // _FINE, WINDOW_H // _FINE),
+                          interpolation=cv2.INTER_AREA).astype(np.float32)
+        p, reach = _FINE_PAD, _FINE_REACH
+        half = cv2.copyMakeBorder(half, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
+        t = self._fine[template]
+        th, tw = t.shape
+        best = Pose(scale, cx, cy, -1.0)
+        for f in FINER:
+            s = min(SCALES[-1], max(SCALES[0], scale * f))
+            # The part of the half-size window the zone may be in, scaled to nominal.
+            x0 = (cx - s * ZONE[2] / 2) / _FINE + p - reach * s
+            y0 = (cy - s * ZONE[3] / 2) / _FINE + p - reach * s
+            xa, ya = max(0, round(x0)), max(0, round(y0))
+            xb = min(half.shape[1], round(x0 + s * (tw + 2 * reach)) + 1)
+            yb = min(half.shape[0], round(y0 + s * (th + 2 * reach)) + 1)
+            sub = half[ya:yb, xa:xb]
+            size = (round(sub.shape[1] / s), round(sub.shape[0] / s))
+            if size[0] < tw or size[1] < th:
+                continue
+            sub = cv2.resize(sub, size, interpolation=cv2.INTER_LINEAR)
+            result = _matches(sub, t, self._fine_spread[template], _contrast(sub, (tw, th)))
+            _, score, _, (x, y) = cv2.minMaxLoc(result)
+            if score > best.score:
+                fx, fy = (xb - xa) / size[0], (yb - ya) / size[1]
+                best = Pose(s, (xa + (x + tw / 2) * fx - p) * _FINE,
+                            (ya + (y + th / 2) * fy - p) * _FINE, float(score))
+        return best

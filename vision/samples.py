@@ -1,0 +1,110 @@
+"""An enrolment samples directory: what each file shows, as a `Source` to render views from.
+
+Files are named by what they show: a card code (`AS.png`, `10h.jpg`, `TD.png`), `back*`,
+`cut*`, `empty*`, or `joker*` (a face the deck ships that is not a card of the shoe). Each is
+either a reading window (as the shoe's camera sees it) or a whole card face as a deck's
+artwork ships; a whole face is told by its transparent corners, or by its index printed
+again upside down in the opposite corner, which every card has and no window shows.
+Anything else is skipped with a note, never a failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.cards import split_code
+from vision.errors import EnrolmentError
+from vision.imageio import IMAGE_SUFFIXES, read_image
+from vision.synth import Source, card_source, render, window_source
+
+SURFACE_KINDS = ("back", "cut", "empty")
+NOT_A_CARD = "joker"
+
+
+def kind_of(file: Path) -> str:
+    """A card code, back, cut, empty, joker, or "" for a name that says none of these."""
+    stem = file.stem.lower()
+    for kind in (*SURFACE_KINDS, NOT_A_CARD):
+        if stem.startswith(kind):
+            return kind
+    parts = split_code(file.stem)
+    return parts[0] + parts[1] if parts else ""
+
+
+def is_whole_face(image: np.ndarray) -> bool:
+    """Whether `image` is a whole card face rather than a reading window."""
+    if image.ndim == 3 and image.shape[2] == 4:
+        corners = image[[0, 0, -1, -1], [0, -1, 0, -1], 3]
+        if int(corners.max()) < 128:
+            return True
+        image = image[:, :, :3]
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    h, w = gray.shape
+    if not 1.25 <= h / w <= 1.9:
+        return False
+    corner = (slice(0, h // 4), slice(0, w // 3))
+    top_left = gray[corner].astype(np.float32)
+    bottom_right = cv2.rotate(gray, cv2.ROTATE_180)[corner].astype(np.float32)
+    if min(float(top_left.std()), float(bottom_right.std())) < 15:  # plain paper: no index
+        return False
+    score = cv2.matchTemplate(top_left, bottom_right, cv2.TM_CCOEFF_NORMED)
+    return float(score.max()) > 0.7
+
+
+def source_of(image: np.ndarray) -> Source:
+    """Where views of a sample are rendered from: the whole face, or the window itself."""
+    if is_whole_face(image):
+        return card_source(image)
+    return window_source(image[:, :, :3] if image.ndim == 3 and image.shape[2] == 4 else image)
+
+
+def sample_window(image: np.ndarray) -> np.ndarray:
+    """The nominal reading window of a sample (cut from it if it is a whole face)."""
+    return render(source_of(image))
+
+
+@dataclass
+class Samples:
+    """What a samples directory holds: sources by class (card codes, back, cut, empty), the
+    jokers, and notes on what was skipped."""
+
+    directory: Path
+    classes: dict[str, list[Source]] = field(default_factory=dict)
+    jokers: list[Source] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    whole_faces: int = 0
+
+    @property
+    def cards(self) -> list[str]:
+        return [code for code in self.classes if code not in SURFACE_KINDS]
+
+
+def read_samples(samples_dir: str | Path) -> Samples:
+    directory = Path(samples_dir)
+    if not directory.is_dir():
+        raise EnrolmentError(f"{directory}: no such samples directory")
+    files = sorted(f for f in directory.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)
+    if not files:
+        raise EnrolmentError(f"{directory}: no sample images (.png, .jpg) in it")
+    samples = Samples(directory)
+    for file in files:
+        kind = kind_of(file)
+        if not kind:
+            samples.notes.append(f"{file.name}: not a card code (AS, 10H, TD...) nor back*, "
+                                 "cut*, empty*, joker*: skipped")
+            continue
+        image = read_image(file, keep_alpha=True)
+        whole = is_whole_face(image)
+        samples.whole_faces += whole and kind not in SURFACE_KINDS
+        source = source_of(image)
+        if kind == NOT_A_CARD:
+            samples.jokers.append(source)
+            samples.notes.append(f"{file.name}: a joker, not a card of the shoe: learned as "
+                                 "something to read as unknown (which halts the table)")
+        else:
+            samples.classes.setdefault(kind, []).append(source)
+    return samples

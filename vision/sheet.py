@@ -1,0 +1,73 @@
+"""The enrolment contact sheet: what was enrolled, and the held-back views it got wrong or
+would not read, for the operator to look at (`sabot enroll --sheet PNG`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.errors import EnrolmentError
+from vision.geometry import WINDOW_H, WINDOW_W
+
+TILE = (WINDOW_W // 2, WINDOW_H // 2)  # each window at half size
+COLUMNS = 13
+LABEL_H = 14
+MAX_PROBLEMS = 52
+
+
+def _tile(window: np.ndarray, label: str, colour: tuple[int, int, int]) -> np.ndarray:
+    tile = cv2.resize(window, TILE, interpolation=cv2.INTER_AREA)
+    band = np.full((LABEL_H, TILE[0], 3), 255, np.uint8)
+    cv2.putText(band, label[:12], (2, LABEL_H - 3), cv2.FONT_HERSHEY_SIMPLEX, 0.33, colour, 1,
+                cv2.LINE_AA)
+    return np.vstack([tile, band])
+
+
+def _grid(tiles: list[np.ndarray]) -> np.ndarray:
+    blank = np.full_like(tiles[0], 255)
+    while len(tiles) % COLUMNS:
+        tiles.append(blank)
+    rows = [np.hstack(tiles[i : i + COLUMNS]) for i in range(0, len(tiles), COLUMNS)]
+    return np.vstack(rows)
+
+
+def _title(text: str, width: int) -> np.ndarray:
+    band = np.full((24, width, 3), 255, np.uint8)
+    cv2.putText(band, text, (4, 17), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
+    return band
+
+
+def write_sheet(enrolment, path: str | Path) -> Path:
+    """A PNG: every enrolled class's nominal window, then up to MAX_PROBLEMS held-back views
+    that were read wrong (red: the reading) or not accepted (orange)."""
+    from vision.reader import Reader  # noqa: PLC0415 - the sheet reads as the reader does
+
+    enrolled = _grid([_tile(window, name, (0, 0, 0))
+                      for name, window in enrolment.nominal.items()])
+    reader = Reader(enrolment.profile, opencv_threads=None)
+    problems = []
+    for held in enrolment.held_out:
+        reading = reader.read(held.window)
+        said = reading.card or reading.kind
+        truth = held.truth_card if held.truth_kind == "face" else held.truth_kind
+        if held.sliding and said in (truth, "empty", "unknown"):
+            continue
+        if said == truth or (held.truth == "joker" and said == "unknown"):
+            continue
+        wrong = said != "unknown"
+        colour = (0, 0, 220) if wrong else (0, 140, 255)
+        problems.append(_tile(held.window, f"{truth}>{said}", colour))
+        if len(problems) == MAX_PROBLEMS:
+            break
+    width = enrolled.shape[1]
+    more = f" (the first {MAX_PROBLEMS})" if len(problems) == MAX_PROBLEMS else ""
+    heading = f"held-back views read wrong (red) or not read (orange): {len(problems)}{more}"
+    parts = [_title("enrolled (nominal windows)", width), enrolled, _title(heading, width)]
+    if problems:
+        parts.append(_grid(problems))
+    out = Path(path)
+    if not cv2.imwrite(str(out), np.vstack(parts)):
+        raise EnrolmentError(f"{out}: cannot write the sheet (is it a .png path?)")
+    return out
