@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import os
+import sys
 import tempfile
 import threading
 from contextlib import ExitStack
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+import vision
 from controller import observations as obs
 from controller.commands.deal import read_input
 from controller.config import DEFAULT_BUTTON_PINS, DEFAULT_LAMP_PINS
@@ -72,6 +74,8 @@ def enrolled_reader(deck) -> Reader:
         return Reader(load_profile(cached))
     except ProfileError:
         pass
+    print(f"sabot: learning the {deck.name} design (once: the profile is kept in "
+          f"{cached.parent})...", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory(prefix="sabot-enrol-") as samples:
         profile = enrol(write_faces(deck, Path(samples)))
     try:
@@ -93,8 +97,11 @@ def profile_cache() -> Path:
 
 
 def deck_digest(deck) -> str:
-    """A short hash of a design's images: a changed design is enrolled anew."""
+    """A short hash of a design's images and of the vision code: a changed design, or a
+    changed way of learning one, is enrolled anew."""
     digest = hashlib.sha256()
+    for source in sorted(Path(vision.__file__).parent.glob("*.py")):
+        digest.update(source.read_bytes())
     for code in sorted(deck.cards):
         digest.update(code.encode())
         digest.update(np.ascontiguousarray(deck.cards[code]).tobytes())

@@ -98,3 +98,22 @@ def test_a_failed_start_leaves_no_thread_or_pty_behind(tmp_path, capsys):
                      "--journal", str(journal)]) == 1
     assert "decks=8" in capsys.readouterr().err
     assert threading.active_count() == threads
+
+
+@pytest.mark.parametrize("design", ["gnome-dondorf", "gnome-rheinland"])
+def test_simulate_on_a_real_design_prints_what_deal_prints(design, tmp_path, capsys):
+    """Issue 8: the whole pipeline on designs other than the one the reader was made on."""
+    from vision.decks import decks_root
+
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text("AS 2C NMB 2H 3D 4H 5D 9S NMB KH KD 7S ^9C 3C 4C 5C NMB QH 6D 2S 3S "
+                    "10H JC CUT 8D 6S 7C 2D\n")
+    deal_status = main(["deal", str(shoe), "--json"])
+    dealt = lines_of(capsys)
+    sim_status = main(["simulate", "--json", "--shoe", str(shoe), "--seed", "8",
+                       "--deck", str(decks_root() / design),
+                       "--journal", str(tmp_path / "sim.sqlite")])
+    simulated = lines_of(capsys)
+    assert simulated.pop()["event"] == "stats"
+    assert simulated == dealt
+    assert sim_status == deal_status
