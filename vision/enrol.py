@@ -24,6 +24,7 @@ import numpy as np
 from vision.cards import ALL_CARDS
 from vision.errors import EnrolmentError
 from vision.features import card_region
+from vision.fit import fit_warnings
 from vision.geometry import WINDOW_H, WINDOW_W
 from vision.model import (
     Model,
@@ -234,6 +235,8 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     samples.classes.setdefault("empty", [_builtin_empty()])
     cards = tuple(samples.cards)
     nominal = {name: render(sources[0]) for name, sources in samples.classes.items()}
+    for code in cards:
+        notes += fit_warnings(code, nominal[code])
     zones = np.stack([zone_of(prepare(nominal[code]).ink) for code in cards])
     registration = Registration(learn_templates(zones))
     counter = _Counter(progress, _view_count(samples, views, held))
