@@ -101,9 +101,10 @@ def draw_suit(canvas: np.ndarray, suit: str, cx: float, cy: float, size: float) 
         cv2.fillPoly(canvas, [pts([(0, 0.0), (0.3, 0.98), (-0.3, 0.98)])], color, cv2.LINE_AA)
 
 
-def _draw_index(face: np.ndarray, rank: str, suit: str) -> None:
+def _draw_index(face: np.ndarray, rank: str, suit: str,
+                font: int = cv2.FONT_HERSHEY_DUPLEX) -> None:
     color = RED if suit in RED_SUITS else BLACK
-    font, scale, thick = cv2.FONT_HERSHEY_DUPLEX, 1.8, 4
+    scale, thick = 1.8, 4
     (w, h), _ = cv2.getTextSize(rank, font, scale, thick)
     centre_x = 37
     cv2.putText(face, rank, (centre_x - w // 2, 18 + h), font, scale, color, thick, cv2.LINE_AA)
@@ -137,7 +138,7 @@ def _draw_court(face: np.ndarray, rank: str, suit: str) -> None:
     cv2.putText(face, rank, centre, cv2.FONT_HERSHEY_TRIPLEX, 3, color, 6)
 
 
-def _draw_face(rank: str, suit: str) -> np.ndarray:
+def _draw_face(rank: str, suit: str, font: int = cv2.FONT_HERSHEY_DUPLEX) -> np.ndarray:
     face = _blank_face()
     if rank in ("J", "Q", "K"):
         _draw_court(face, rank, suit)
@@ -145,7 +146,7 @@ def _draw_face(rank: str, suit: str) -> np.ndarray:
         size = 120 if rank == "A" else 58
         for fx, fy in _PIP_ROWS[rank]:
             draw_suit(face, suit, fx * CARD_W, fy * CARD_H, size)
-    _draw_index(face, rank, suit)
+    _draw_index(face, rank, suit, font)
     # The other index, upside down in the opposite corner, as on any real card.
     corner = face[:122, :66].copy()
     face[CARD_H - 122 :, CARD_W - 66 :] = cv2.rotate(corner, cv2.ROTATE_180)
@@ -185,6 +186,15 @@ def _specials(back_color: tuple[int, int, int]) -> dict[str, np.ndarray]:
         "JOKER": _with_alpha(_draw_joker()),
         "BLANK": _with_alpha(_blank_face()),
     }
+
+
+@cache
+def foreign_deck() -> Deck:
+    """The built-in design with another typeface for its indices: cards of a design that was
+    not enrolled, for enrolment to make sure it never reads them."""
+    cards = {code: _with_alpha(_draw_face(*split_code(code), cv2.FONT_HERSHEY_COMPLEX))
+             for code in ALL_CARDS}
+    return Deck("foreign", cards)
 
 
 @cache

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.cards import ALL_CARDS
+from vision.decks import foreign_deck
 from vision.errors import EnrolmentError
 from vision.features import card_region
 from vision.fit import fit_warnings
@@ -39,7 +40,7 @@ from vision.model import (
 from vision.profile import Profile
 from vision.register import Registration, learn_templates, zone_of
 from vision.samples import SURFACE_KINDS, Samples, read_samples
-from vision.synth import Source, random_perturbation, render, window_source
+from vision.synth import Source, card_source, random_perturbation, render, window_source
 
 TRAIN_VIEWS = 40  # envelope views learned per class, besides the nominal one
 HELD_VIEWS = 16  # views per class read to calibrate the acceptance, never learned
@@ -63,7 +64,7 @@ Progress = Callable[[int, int], None]  # (done, total)
 class HeldOut:
     """One held-back view as the enrolled models read it."""
 
-    truth: str  # a class, "joker", or "travel:<code>" (a card sliding past)
+    truth: str  # a class, "joker", "travel:<code>" (sliding past), "foreign:<code>"
     window: np.ndarray
     kind: str  # what the kind model read, with its score and margin
     kind_score: float
@@ -81,11 +82,15 @@ class HeldOut:
 
     @property
     def truth_card(self) -> str:
-        return self.truth[7:] if self.truth.startswith("travel:") else self.truth
+        """The card a view shows: its class, or that of a card sliding past or of another
+        design (which may be read as that card, never as another)."""
+        return self.truth.split(":")[-1]
 
     @property
     def sliding(self) -> bool:
-        return self.truth.startswith("travel:")
+        """A card sliding past, or a card of another design: it is fine read as empty or
+        unknown, and as the card it is, but as nothing else."""
+        return self.truth.startswith(("travel:", "foreign:"))
 
 
 @dataclass(frozen=True)
@@ -303,7 +308,7 @@ def _model_arrays(prefix: str, model: Model) -> dict:
 
 def _kind(truth: str) -> str:
     """The kind a class or held-back view is of: face, back, cut, empty, joker, blank."""
-    if truth.startswith("travel:"):
+    if truth.startswith(("travel:", "foreign:")):
         return "face"
     return truth if truth in NOT_CARDS else "face"
 
@@ -333,8 +338,10 @@ def _view_count(samples: Samples, views: int, held: int) -> int:
     cards = sum(len(samples.classes[code]) for code in samples.cards)
     others = sum(len(s) for s in samples.classes.values()) - cards + len(samples.jokers)
     blanks = len(samples.cards[::13])
+    foreign = 2 * len(ALL_CARDS[::2])
     return ((cards + NOT_CARD_VIEWS * others) * (views + 1 + held)
-            + (SLIDING_VIEWS + PASSING_VIEWS + 1) * cards + NOT_CARD_VIEWS * blanks * (views + 1))
+            + (SLIDING_VIEWS + PASSING_VIEWS + 1) * cards + NOT_CARD_VIEWS * blanks * (views + 1)
+            + foreign)
 
 
 def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Counter,
@@ -344,14 +351,19 @@ def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Cou
     jobs: list[tuple[str, Source]] = [(name, source) for name, sources in samples.classes.items()
                                       for source in sources]
     jobs += [("joker", source) for source in samples.jokers]
-    if not travel:
+    if travel:
+        # Cards of a design that was not enrolled (the built-in one in another typeface).
+        foreign = foreign_deck()
+        jobs += [(f"foreign:{code}", card_source(foreign.image(code))) for code in ALL_CARDS[::2]]
+    else:
         # Faces with nothing printed on them, learned as something that is not a card: a
         # cut card is told from them by its colour alone.
         jobs += [("blank", _blank(samples.classes[code][0])) for code in samples.cards[::13]]
     out = []
     for name, source in jobs:
         repeat = NOT_CARD_VIEWS if name in NOT_CARDS else 1
-        for k in range(count * repeat + (0 if travel else 1)):
+        number = 2 if name.startswith("foreign:") else count * repeat + (0 if travel else 1)
+        for k in range(number):
             nominal = k == 0 and not travel
             p = random_perturbation(rng, 0.0 if nominal else 1.0)
             out.append(_view(name, k, render(source, p, rng=rng), registration))
@@ -361,7 +373,7 @@ def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Cou
             out.append(_view("blank", 0, render(_blank(source), random_perturbation(rng),
                                                 rng=rng), registration))
             counter.tick()
-        if name in NOT_CARDS:
+        if name in NOT_CARDS or name.startswith("foreign:"):
             continue
         span = min(source.travel_span, WINDOW_H) if source.extend else source.travel_span
         if travel:

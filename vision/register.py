@@ -25,8 +25,8 @@ from vision.geometry import WINDOW_H, WINDOW_W
 # every design this was tried on prints rank and suit. The surround past the card's edge is
 # left out: it is the shoe's, not the design's (with it, matches drifted by up to 65 px).
 ZONE = (16, 18, 72, 128)
-SCALES = (0.8, 0.89, 1.0, 1.12, 1.25)  # the envelope's 0.8-1.25 in steps of 12%
-FINER = (0.94, 1.0, 1.06)  # refinement steps around the coarse scale
+SCALES = (0.84, 1.0, 1.19)  # the envelope's 0.8-1.25 in steps of 19%
+FINER = (0.92, 0.96, 1.0, 1.04, 1.08)  # refinement steps around the coarse scale
 CLUSTERS = 6
 _COARSE, _FINE = 4, 2  # downscaling of the coarse and the fine search
 _COARSE_PAD, _FINE_PAD = 3, 8  # zero ink around the window: a zone may stick out of it
@@ -110,7 +110,6 @@ class Registration:
         self._fine = [cv2.resize(t, (w // _FINE, h // _FINE), interpolation=cv2.INTER_AREA)
                       for t in templates]
         self._coarse_spread = [float(t.std()) for t in self._coarse]
-        self._fine_spread = [float(t.std()) for t in self._fine]
 
     def locate(self, ink: np.ndarray) -> Pose:
         return self.candidates(ink, 1)[0]
@@ -178,7 +177,8 @@ class Registration:
             if size[0] < tw or size[1] < th:
                 continue
             sub = cv2.resize(sub, size, interpolation=cv2.INTER_LINEAR)
-            result = _matches(sub, t, self._fine_spread[template], _contrast(sub, (tw, th)))
+            # Near the coarse place the index is in view: no flat patch to discount here.
+            result = cv2.matchTemplate(sub, t, cv2.TM_CCOEFF_NORMED)
             _, score, _, (x, y) = cv2.minMaxLoc(result)
             if score > best.score:
                 fx, fy = (xb - xa) / size[0], (yb - ya) / size[1]
