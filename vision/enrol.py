@@ -29,6 +29,7 @@ from vision.fit import fit_warnings
 from vision.geometry import WINDOW_H, WINDOW_W
 from vision.model import (
     Model,
+    best_of,
     blank_of_ink,
     describe,
     kind_vector,
@@ -114,8 +115,8 @@ def _joint(view: _View) -> np.ndarray:
 
 
 def _read(view: _View, card_model: Model, kind_model: Model, likeness: np.ndarray) -> HeldOut:
-    kind, kind_score, kind_margin = _best(kind_model, view.kind)
-    card, card_score, card_margin = _best(card_model, _joint(view))
+    kind, kind_score, kind_margin, _ = best_of(kind_model, view.kind)
+    card, card_score, card_margin, _ = best_of(card_model, _joint(view))
     number = card_model.classes.index(card)
     alike = float(likeness[number] @ view.likeness) if number < len(likeness) else 0.0
     return HeldOut(view.truth, view.window, kind, kind_score, kind_margin, card, card_score,
@@ -124,13 +125,6 @@ def _read(view: _View, card_model: Model, kind_model: Model, likeness: np.ndarra
 
 def _unit(vector: np.ndarray) -> np.ndarray:
     return vector / max(float(np.linalg.norm(vector)), 1e-6)
-
-
-def _best(model: Model, vector: np.ndarray) -> tuple[str, float, float]:
-    scores = model.class_scores(vector)
-    order = np.argsort(scores)
-    best = int(order[-1])
-    return model.classes[best], float(scores[best]), float(scores[best] - scores[order[-2]])
 
 
 MARGINS = np.round(np.arange(MIN_MARGIN, 0.8, 0.01), 3)

@@ -102,13 +102,6 @@ def _cell_index(h: int, w: int, cell: int) -> np.ndarray:
     return _CELL_INDEX[key]
 
 
-SURFACE_NAMES = ("b", "g", "r", "log_brightness", "texture", "saturation", "paper")
-# How far apart two surfaces of one kind may be, per feature (see `surface_distance`).
-SURFACE_TOLERANCE = np.array([0.06, 0.06, 0.06, 0.9, 0.6, 0.15, 0.15], np.float32)
-# The empty window is near black: its colour is noise, only brightness and texture count.
-EMPTY_TOLERANCE = np.array([1.0, 1.0, 1.0, 0.9, 1.6, 1.0, 1.0], np.float32)
-
-
 def surface_vector(small: np.ndarray) -> np.ndarray:
     """Chromaticity (3), log brightness, texture relative to brightness, mean saturation,
     and the share of paper (pale pixels near the brightest: a face is mostly paper), of
@@ -132,10 +125,6 @@ def surface_vector(small: np.ndarray) -> np.ndarray:
     )
 
 
-def surface_tolerances(kinds: np.ndarray) -> np.ndarray:
-    return np.stack([EMPTY_TOLERANCE if k == "empty" else SURFACE_TOLERANCE for k in kinds])
-
-
 def thumbnail(window: np.ndarray) -> np.ndarray:
     """The window at a quarter of its size, each pixel the mean of a 4 x 4 block (noise and
     JPEG blocks vanish). Two bilinear halvings are exactly that, and 4x cheaper than
@@ -143,11 +132,6 @@ def thumbnail(window: np.ndarray) -> np.ndarray:
     h, w = window.shape[:2]
     half = cv2.resize(window, (w // 2, h // 2), interpolation=cv2.INTER_LINEAR)
     return cv2.resize(half, (w // 4, h // 4), interpolation=cv2.INTER_LINEAR)
-
-
-def surface_distance(vectors: np.ndarray, tolerances: np.ndarray, vector: np.ndarray) -> np.ndarray:
-    """Distance of `vector` to each row of `vectors`: the worst feature in tolerance units."""
-    return np.max(np.abs(vectors - vector) / tolerances, axis=1)
 
 
 def ink_colour(window: np.ndarray, ink_mask: np.ndarray, paper_mask: np.ndarray) -> float:

@@ -218,3 +218,12 @@ class Model:
     def class_scores(self, vector: np.ndarray) -> np.ndarray:
         """Per class, the similarity of its nearest training view (-1 .. 1)."""
         return np.maximum.reduceat(self.views @ self.embed(vector), self._starts)
+
+
+def best_of(model: Model, vector: np.ndarray) -> tuple[str, float, float, str]:
+    """The best class for `vector`, its score, its lead over the next class, and that class."""
+    scores = model.class_scores(vector)
+    order = np.argsort(scores)
+    best, runner_up = int(order[-1]), int(order[-2])
+    return (model.classes[best], float(scores[best]), float(scores[best] - scores[runner_up]),
+            model.classes[runner_up])

@@ -21,6 +21,7 @@ import numpy as np
 from vision.cards import split_code
 from vision.model import (
     Model,
+    best_of,
     blank_of_ink,
     describe,
     kind_vector,
@@ -68,14 +69,14 @@ class Reader:
         prepared = prepare(image)
         p = self.profile
         glance = kind_vector(prepared)
-        kind, kind_score, kind_margin, _ = _best(self._kinds, glance)
+        kind, kind_score, kind_margin, _ = best_of(self._kinds, glance)
         if (kind == "empty" and kind_score >= p.empty_score and kind_margin >= p.empty_margin
                 and blank_of_ink(prepared)):
             return Reading("empty", score=kind_score)
         pose = self._registration.locate(prepared.ink)
         zone = zone_picture(prepared, pose)
         vector = np.concatenate([describe(prepared, pose, zone), glance])
-        name, score, margin, runner_up = _best(self._cards, vector)
+        name, score, margin, runner_up = best_of(self._cards, vector)
         if name in ("back", "cut", "empty"):
             if score >= p.kind_score and margin >= p.kind_margin:
                 return Reading(name, score=score)
@@ -102,12 +103,3 @@ _LOOKS = {"joker": "looks like a joker", "blank": "looks like a face with nothin
 
 def _model(mean, projection, views, labels, classes) -> Model:
     return Model(mean, projection, views, labels, tuple(str(c) for c in classes))
-
-
-def _best(model: Model, vector: np.ndarray) -> tuple[str, float, float, str]:
-    """The best class, its score, its lead over the next class, and that class."""
-    scores = model.class_scores(vector)
-    order = np.argsort(scores)
-    best, runner_up = int(order[-1]), int(order[-2])
-    return (model.classes[best], float(scores[best]), float(scores[best] - scores[runner_up]),
-            model.classes[runner_up])
