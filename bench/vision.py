@@ -4,7 +4,11 @@ For each design: enrol from its whole faces (plus a solid-colour cut card of a r
 colour), then read windows rendered across the whole envelope (`random_perturbation` at
 severity 1.0, a fixed seed, never the enrolment images): `--views` per card, and as many
 back, cut and empty windows per kind. One row per design and a total.
-Run: .venv/bin/python -m bench.vision [--views N] [--seed S] [--severity X]
+`--from recording` enrols each design as a real shoe learns one instead: from a recording
+of the deck run through the window in the new-deck order (frames rendered at the
+simulator's passage severity, pasted into camera frames, with the card sensor's edges),
+cut into samples by `sabot enroll --recording`'s own code.
+Run: .venv/bin/python -m bench.vision [--views N] [--seed S] [--severity X] [--from recording]
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from controller.enrol_recording import ORDERS, parse_order, write_recorded_samples
+from controller.recording import open_recording, write_synthetic_recording
 from vision.cards import ALL_CARDS, split_code
 from vision.decks import decks_root, draw_cut, load_deck
 from vision.enrol import enrol
@@ -50,21 +56,38 @@ def enrolment_dir(deck_dir: Path, out: Path, cut_colour: tuple[int, int, int]) -
     return out
 
 
-def bench_design(deck_dir: Path, views: int, severity: float, seed: int, progress) -> dict:
+def recorded_dir(deck, has_back: bool, out: Path, seed: int) -> Path:
+    """Samples cut from a synthetic recording of `deck` in the new-deck order, with a card
+    dealt face up (its back) and the cut card at the end."""
+    order = ORDERS["new-deck"] + (" ^AS" if has_back else "") + " CUT"
+    window = (40, 30, 128, 200)
+    recording = write_synthetic_recording(deck, order.split(), out / "recording", seed=seed,
+                                          window=window[:2])
+    samples = out / "samples"
+    write_recorded_samples(open_recording(recording), parse_order(order), samples, window)
+    return samples
+
+
+def bench_design(deck_dir: Path, views: int, severity: float, seed: int, progress,
+                 source: str = "faces") -> dict:
     rng = np.random.default_rng(seed)
     cut_colour = solid_colour(rng)
     deck = load_deck(str(deck_dir))
     deck.cards["CUT"] = draw_cut(cut_colour)  # the shoe's cut card is the enrolled one
+    has_back = (deck_dir / "back.png").exists()
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         notes: list[str] = []
+        if source == "recording":
+            samples = recorded_dir(deck, has_back, Path(tmp), seed)
+            start = time.perf_counter()  # the enrolment, not the rendering of the recording
+        else:
+            samples = enrolment_dir(deck_dir, Path(tmp) / "samples", cut_colour)
         try:
-            reader = Reader(enrol(enrolment_dir(deck_dir, Path(tmp) / "samples", cut_colour),
-                                  notes))
+            reader = Reader(enrol(samples, notes))
         except ValueError as error:
             return {"name": deck_dir.name, "error": str(error)}
         enrol_s = time.perf_counter() - start
-    has_back = (deck_dir / "back.png").exists()
     codes = [c for c in ALL_CARDS for _ in range(views)]
     codes += [k for k in OTHERS for _ in range(views * 2) if k != "BACK" or has_back]
     rng.shuffle(codes)
@@ -113,6 +136,9 @@ def main() -> int:
     parser.add_argument("--decks", type=Path, default=decks_root(), help="designs folder")
     parser.add_argument("--misses", action="store_true",
                         help="list the silent errors and the backs, cuts, empties missed")
+    parser.add_argument("--from", dest="source", choices=("faces", "recording"),
+                        default="faces", help="enrol from the design's faces (default) or "
+                        "from a recording of it run through the shoe")
     parser.add_argument("--only", nargs="*", default=[], metavar="NAME",
                         help="only the designs whose name holds one of these")
     args = parser.parse_args()
@@ -123,9 +149,11 @@ def main() -> int:
     with Progress(console=Console(stderr=True), transient=True) as progress:
         for design in designs:  # each design's own seed: the same with or without --only
             seed = args.seed + zlib.crc32(design.name.encode()) % 10_000
-            rows.append(bench_design(design, args.views, args.severity, seed, progress))
+            rows.append(bench_design(design, args.views, args.severity, seed, progress,
+                                     args.source))
     table = Table(title=f"reading across the camera envelope (severity {args.severity}, "
-                        f"{args.views} views per card, seed {args.seed})")
+                        f"{args.views} views per card, seed {args.seed}, enrolled from "
+                        f"{args.source})")
     for column in ("design", "windows", "rank", "suit", "silent", "rejects",
                    "back/cut/empty", "read median", "read p99", "empty median", "enrol"):
         table.add_column(column, justify="left" if column == "design" else "right")

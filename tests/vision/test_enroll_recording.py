@@ -1,0 +1,151 @@
+"""`sabot enroll --recording REC --order ORDER`: a design learned from one deck run through
+the shoe, as a real shoe learns one (issue 8)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from controller.cli import main
+from controller.enrol_recording import NEW_DECK, ORDERS, parse_order
+from controller.errors import InputError
+from controller.recording import open_recording, write_synthetic_recording
+from vision.cards import ALL_CARDS
+from vision.passages import NOMINAL_TOP, edges, nominal_view, passages
+from vision.profile import load_profile
+from vision.reader import Reader
+from vision.synth import random_perturbation, render_window, shoe_frames
+
+ORDER = NEW_DECK + " ^AS CUT"
+WINDOW = "40,30,128,200"
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory, synth_deck):
+    out = tmp_path_factory.mktemp("recording") / "rec"
+    return write_synthetic_recording(synth_deck, ORDER.split(), out, seed=5, window=(40, 30))
+
+
+@pytest.fixture(scope="module")
+def recorded_profile(tmp_path_factory, recording):
+    out = tmp_path_factory.mktemp("recorded") / "profile.npz"
+    kept = out.parent / "samples"
+    assert main(["enroll", "--recording", str(recording), "--order", ORDER, "--window", WINDOW,
+                 "--views", "8", "--keep-samples", str(kept), "--out", str(out)]) == 0
+    return out, kept
+
+
+def test_the_named_orders_hold_every_card_once():
+    for name, order in ORDERS.items():
+        assert sorted(order.split()) == sorted(ALL_CARDS), name
+    assert NEW_DECK.split()[:2] == ["AS", "2S"] and NEW_DECK.split()[-2:] == ["2H", "AH"]
+
+
+def test_an_order_names_backs_cuts_and_jokers_by_what_passes_the_camera():
+    items = parse_order("JOKER AS ^KD CUT 2H ^3C")
+    assert [i.name for i in items] == ["joker-1", "AS", "back-1", "cut-1", "2H", "back-2"]
+
+
+def test_an_order_file_with_a_token_that_does_not_pass_the_camera_names_it(tmp_path):
+    order = tmp_path / "order.txt"
+    order.write_text("AS 2S\n3S NMB 4S\n")
+    with pytest.raises(InputError, match=r"order.txt, line 2, column 4: 'NMB'"):
+        parse_order(str(order))
+
+
+def test_an_order_with_a_card_twice_is_refused_naming_both_lines(tmp_path):
+    order = tmp_path / "order.txt"
+    order.write_text("AS\n2S\nAS\n")
+    with pytest.raises(InputError, match="line 3: AS comes twice .first on line 1"):
+        parse_order(str(order))
+
+
+def test_an_unknown_order_name_lists_the_named_ones():
+    with pytest.raises(InputError, match="new-deck, new-deck-reversed, by-suit"):
+        parse_order("factory")
+
+
+def test_passages_are_told_by_the_sensor_or_by_paper_in_the_window(synth_deck):
+    codes = ["AS", "KH", "BACK", "7D"]
+    frames = list(shoe_frames(synth_deck, codes, np.random.default_rng(2)))
+    windows, present = [w for w, _ in frames], [p for _, p in frames]
+    assert len(passages(windows, present)) == len(codes)
+    assert len(passages(windows)) == len(codes)
+
+
+def test_the_nominal_view_puts_the_card_top_edge_where_the_window_expects_it(synth_deck):
+    frames = [w for w, _ in shoe_frames(synth_deck, ["QS"], np.random.default_rng(4))]
+    index, view = nominal_view(frames)
+    top, left = edges(view)
+    assert abs(top - NOMINAL_TOP) <= 1.5 and left is not None
+    assert 0 < index < len(frames) - 1
+
+
+def test_sensor_flags_follow_the_link_records_by_time(recording):
+    rec = open_recording(recording)
+    flags = rec.sensor_flags()
+    assert flags is not None and len(flags) == len(rec.frames)
+    assert len(passages([None] * len(flags), flags)) == len(ORDER.split())
+
+
+def test_enrolled_from_a_recording_the_reader_reads_the_design(recorded_profile, synth_deck):
+    profile, kept = recorded_profile
+    assert {p.stem for p in kept.glob("*.png")} >= {*ALL_CARDS, "back-1", "cut-1", "empty-1"}
+    reader = Reader(load_profile(profile))
+    rng = np.random.default_rng(11)
+    codes = [str(c) for c in rng.choice(ALL_CARDS, 40)]
+    readings = [reader.read(render_window(synth_deck, c, random_perturbation(rng, 0.3), rng=rng))
+                for c in codes]
+    assert all(r.card in (c, None) for r, c in zip(readings, codes, strict=True))  # no guess
+    assert sum(r.card == c for r, c in zip(readings, codes, strict=True)) >= 36
+    assert reader.read(render_window(synth_deck, "BACK")).kind == "back"
+
+
+def test_a_recording_that_does_not_match_the_order_says_both_counts(recording, tmp_path,
+                                                                     capsys):
+    short = " ".join(ORDER.split()[:-1])
+    status = main(["enroll", "--recording", str(recording), "--order", short, "--window",
+                   WINDOW, "--out", str(tmp_path / "p.npz")])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "54 card passages found (told by the card sensor), but the order has 53 items" in err
+    assert not (tmp_path / "p.npz").exists()
+
+
+def test_a_window_past_the_frame_is_named(recording, tmp_path, capsys):
+    status = main(["enroll", "--recording", str(recording), "--window", "300,30,128,200",
+                   "--order", ORDER, "--out", str(tmp_path / "p.npz")])
+    assert status == 2
+    assert "the reading window [300, 30, 128, 200] runs past the frame (320 x 260)" in \
+        capsys.readouterr().err
+
+
+def test_a_damaged_events_file_names_the_line(recording, tmp_path, capsys):
+    broken = tmp_path / "rec"
+    broken.mkdir()
+    lines = (recording / "events.jsonl").read_text().splitlines()
+    lines[3] = "[1, 2"
+    (broken / "events.jsonl").write_text("\n".join(lines) + "\n")
+    status = main(["enroll", "--recording", str(broken), "--out", str(tmp_path / "p.npz")])
+    assert status == 2
+    assert "events.jsonl, line 4: not a recording record" in capsys.readouterr().err
+
+
+def test_samples_dir_and_recording_are_one_or_the_other(recording, tmp_path, capsys):
+    assert main(["enroll", "--out", str(tmp_path / "p.npz")]) == 2
+    assert "give either SAMPLES_DIR or --recording REC" in capsys.readouterr().err
+    assert main(["enroll", str(tmp_path), "--recording", str(recording),
+                 "--out", str(tmp_path / "p.npz")]) == 2
+
+
+def test_the_window_can_come_from_the_service_config(recording, tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[camera]\nwindow = [40, 30, 128, 200]\n")
+    events = [json.loads(line) for line in (recording / "events.jsonl").read_text().splitlines()]
+    assert events[0]["kind"] == "start"
+    out = tmp_path / "p.npz"
+    assert main(["enroll", "--recording", str(recording), "--order", ORDER, "--config",
+                 str(config), "--views", "2", "--out", str(out)]) == 0
+    assert out.exists()

@@ -1,0 +1,108 @@
+"""A recorded run of cards through the window: where each card's passage is, and the frame
+of it that shows the card where the reading window was calibrated to show it.
+
+This is how a real shoe learns a design (`sabot enroll --recording`): a fresh deck is run
+through in a known order, each passage becomes one enrolment sample. Nothing here knows the
+design: a passage is told by the shoe's card sensor (or, without one, by paper filling the
+window), and the nominal frame by the card's own edges, which every design has.
+
+The window shows the card's top-left corner with a margin of surround above and left of it
+(`vision.geometry`), so at the nominal position the card's top edge is NOMINAL_TOP rows down
+and its left edge NOMINAL_LEFT columns in. The card slides up through the window; the frame
+whose top edge is nearest NOMINAL_TOP is taken and moved by what is left, so every sample
+shows its card at the same place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.features import card_region
+from vision.geometry import CARD_X0, CARD_X1, CARD_Y0, CARD_Y1, WINDOW_H, WINDOW_W, to_window
+
+NOMINAL_TOP = -CARD_Y0 / (CARD_Y1 - CARD_Y0) * WINDOW_H  # about 14 rows
+NOMINAL_LEFT = -CARD_X0 / (CARD_X1 - CARD_X0) * WINDOW_W  # about 13 columns
+PAPER_FILLED = 0.3  # share of the window that is paper when a card is in it (no sensor)
+EDGE_SHARE = 0.6  # a row (column) is card where this share of the probed part is paper
+MIN_FRAMES = 2  # a shorter run of card frames is a flicker, not a passage
+
+
+def passages(windows: Sequence[np.ndarray], present: Sequence[bool] | None = None
+             ) -> list[range]:
+    """The frame ranges, in order, during which a card was in the window: runs of `present`
+    (the card sensor, one flag per frame), or without it, of windows mostly paper."""
+    if present is None:
+        present = [looks_like_card(w) for w in windows]
+    if len(present) != len(windows):
+        raise ValueError(f"{len(present)} sensor flags for {len(windows)} frames")
+    runs: list[range] = []
+    start = None
+    for index, flag in enumerate([*present, False]):
+        if flag and start is None:
+            start = index
+        elif not flag and start is not None:
+            if index - start >= MIN_FRAMES:
+                runs.append(range(start, index))
+            start = None
+    return runs
+
+
+def edges(window: np.ndarray) -> tuple[float | None, float | None]:
+    """(top row, left column) of the card in `window` (nominal size), None for an edge not in
+    view. Probed away from the rounded corner: the top edge over the right half of the
+    window, the left edge over the rows below the top edge."""
+    paper = _paper(window)
+    columns = paper[:, WINDOW_W // 2 : WINDOW_W - 4]
+    row_filled = columns.mean(axis=1) >= EDGE_SHARE
+    if not row_filled.any():
+        return None, None
+    top = int(np.argmax(row_filled))
+    below = paper[min(WINDOW_H - 1, top + WINDOW_H // 8) :]
+    if below.shape[0] < 8:
+        return float(top), None
+    column_filled = below.mean(axis=0) >= EDGE_SHARE
+    left = float(np.argmax(column_filled)) if column_filled.any() else None
+    return float(top), left
+
+
+def nominal_view(windows: Sequence[np.ndarray]) -> tuple[int, np.ndarray]:
+    """The index (into `windows`) of the frame nearest the nominal position, and that frame
+    moved onto it. The card's top edge must be seen below the window's top in some frame:
+    otherwise the window never showed the card's top and there is nothing to enrol from."""
+    best, best_offset = None, None
+    for index, window in enumerate(windows):
+        top, left = edges(to_window(window))
+        if top is None:
+            continue  # no card yet
+        if top <= 0:
+            if best is not None:
+                break  # the top edge has passed above the window: the rest is the body
+            continue
+        offset = abs(top - NOMINAL_TOP)
+        if best_offset is None or offset < best_offset:
+            best, best_offset = (index, top, left), offset
+    if best is None:
+        raise ValueError("no frame shows the card's top edge inside the window")
+    index, top, left = best
+    dx = 0.0 if left is None else NOMINAL_LEFT - left
+    shift = np.float32([[1, 0, dx], [0, 1, NOMINAL_TOP - top]])
+    moved = cv2.warpAffine(to_window(windows[index]), shift, (WINDOW_W, WINDOW_H),
+                           flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return index, moved
+
+
+def _paper(window: np.ndarray) -> np.ndarray:
+    """Where the window is card rather than surround, at full resolution (the reader's
+    `card_region` is coarse by design): brighter than half the window's bright level."""
+    gray = cv2.GaussianBlur(cv2.cvtColor(window, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    bright = float(np.percentile(gray, 98))
+    return gray > max(45.0, 0.5 * bright)
+
+
+def looks_like_card(window: np.ndarray) -> bool:
+    """Whether paper fills enough of `window` for a card to be in it."""
+    paper = card_region(cv2.cvtColor(to_window(window), cv2.COLOR_BGR2GRAY))
+    return cv2.countNonZero(paper) / paper.size >= PAPER_FILLED
