@@ -64,7 +64,9 @@ class ShoeRuntime:
         self.card_present: bool | None = None  # unknown until the link reports the sensor
         # Sensor changes with the time they arrived: a frame is matched with the sensor as it
         # was when the frame was grabbed, not when the camera thread got round to it.
+        # Appended by the serial thread, read by the camera thread: only under the lock.
         self._sensor: deque[tuple[float, bool | None]] = deque(maxlen=64)
+        self._sensor_lock = threading.Lock()
         self._clock = clock
         self._on_link_state = on_link_state  # (MCU boot id, card counter), to be journaled
         self._mcu_boot: int | None = None
@@ -184,16 +186,19 @@ class ShoeRuntime:
             self.changed.notify_all()
 
     def _set_sensor(self, present: bool | None) -> None:
-        self.card_present = present
-        self._sensor.append((self._clock(), present))
+        with self._sensor_lock:
+            self.card_present = present
+            self._sensor.append((self._clock(), present))
 
     def sensor_at(self, at: float) -> bool | None:
         """The card sensor as it was at time `at` (the latest change not after it)."""
-        for changed, present in reversed(self._sensor):
+        with self._sensor_lock:
+            history = tuple(self._sensor)
+        for changed, present in reversed(history):
             if changed <= at:
                 return present
-        if len(self._sensor) == self._sensor.maxlen:
-            return self._sensor[0][1]  # older than what is kept: the oldest known state
+        if len(history) == self._sensor.maxlen:
+            return history[0][1]  # older than what is kept: the oldest known state
         return None  # before the link first reported the sensor
 
     def _link_state(self, counter: int) -> None:

@@ -145,3 +145,40 @@ def test_link_state_is_reported_for_the_journal_and_read_back(tmp_path):
         for boot, counter in states:
             journal.append("link", {"boot_id": boot, "card_counter": counter})
         assert last_link_state(journal) == (0xDEF, 0)
+
+
+def test_the_sensor_history_is_safe_while_the_serial_thread_appends_to_it():
+    """Issue 9: the camera thread read the sensor history while the serial thread appended
+    to it ("deque mutated during iteration", turned into an equipment fault)."""
+    import threading
+
+    pipeline, tracker = Collect(), EchoTracker()
+    runtime = ShoeRuntime(pipeline, tracker, ScriptedCamera([]))
+    stop = threading.Event()
+    errors = []
+
+    def serial_thread(counter_base):
+        n = counter_base
+        while not stop.is_set():
+            runtime.on_link_event(link.CardPresent(n))
+            runtime.on_link_event(link.CardGone(n))
+            n += 1
+
+    def camera_thread():
+        try:
+            for index in range(20_000):
+                runtime.sensor_at(float(index))
+        except RuntimeError as error:  # what the race raised
+            errors.append(error)
+
+    writers = [threading.Thread(target=serial_thread, args=(k * 10**6,)) for k in range(3)]
+    readers = [threading.Thread(target=camera_thread) for _ in range(3)]
+    for thread in writers + readers:
+        thread.start()
+    for thread in readers:
+        thread.join()
+    stop.set()
+    for thread in writers:
+        thread.join()
+    assert errors == []
+    assert not any(isinstance(o, obs.EquipmentFault) for o, _ in pipeline.submitted)
