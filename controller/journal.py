@@ -95,7 +95,9 @@ class Journal:
         except sqlite3.DatabaseError as error:
             raise JournalError(f"{path}: not a Sabot journal ({error})") from None
         self._seq, self._hash = tail if tail else (0, GENESIS)
-        self._append_lock = threading.Lock()  # the table and the serial thread both append
+        # One writer: the service hands every write to the table thread. Two threads
+        # appending at once would be a bug of ours; it is refused, not serialised.
+        self._writing = threading.Lock()
 
     def __enter__(self) -> Journal:
         return self
@@ -120,8 +122,13 @@ class Journal:
         """Append records in one transaction: all of them are durable, or none."""
         if self.read_only:
             raise JournalError(f"{self.path}: opened for reading only")
-        with self._append_lock:
+        if not self._writing.acquire(blocking=False):
+            raise RuntimeError(f"{self.path}: two threads appended to the journal at once "
+                               "(only the table thread writes it)")
+        try:
             return self._append_locked(items)
+        finally:
+            self._writing.release()
 
     def _append_locked(self, items: Iterable[tuple[str, dict, int | None]]) -> list[Record]:
         records, seq, prev = [], self._seq, self._hash

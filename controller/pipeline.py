@@ -1,5 +1,7 @@
 """One queue, one state machine: drivers submit observations from any thread; a single
-consumer journals, applies and performs the effects through `TableService`.
+consumer journals, applies and performs the effects through `TableService`. It is also the
+journal's only writer: other records (the link's card counter) are queued with `record`
+and written by the same thread, in the order they were queued among the observations.
 
 Each submission may carry the monotonic time at which its evidence became available (the
 frame in which a card became readable); the pipeline reports, per observation, how long it
@@ -18,6 +20,12 @@ from controller import observations as obs
 from controller.service import TableService
 
 _STOP = object()
+
+
+@dataclass(frozen=True)
+class _Record:
+    kind: str
+    body: dict
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,10 @@ class Pipeline:
             self._queue.put((observation, evidence_at))
         return ticket
 
+    def record(self, kind: str, body: dict) -> None:
+        """Queue a journal record that is not an observation (from any thread)."""
+        self._queue.put(_Record(kind, body))
+
     def wait_for(self, ticket: int, timeout: float = 10.0) -> bool:
         """Block until observation `ticket` has been handled (or the pipeline failed)."""
         with self._cond:
@@ -83,8 +95,11 @@ class Pipeline:
             item = self._queue.get()
             if item is _STOP:
                 return
-            observation, evidence_at = item
             try:
+                if isinstance(item, _Record):
+                    self.service.note(item.kind, item.body)
+                    continue
+                observation, evidence_at = item
                 events = self.service.handle(observation)
                 handled = Handled(observation, events, evidence_at, self._clock())
                 if self._on_handled is not None:

@@ -65,6 +65,10 @@ class TableService:
         self._record_events(record.seq, events)
         return events
 
+    def note(self, kind: str, body: dict) -> None:
+        """Journal a record that changes nothing at the table (the link's card counter)."""
+        self.journal.append(kind, body)
+
     def _record_events(self, cause: int, events: list[dict]) -> None:
         self.journal.append_many(("event", event, cause) for event in events)
         if any(event["event"] == "lamps" for event in events):

@@ -13,21 +13,16 @@ import os
 import signal
 import threading
 import time
+from contextlib import ExitStack
 
+from controller.assembly import Drivers, TableAssembly
 from controller.errors import ConfigError
-from controller.journal import Journal
-from controller.pipeline import Pipeline
-from controller.replay import last_link_state
 from controller.runtime import ShoeRuntime
-from controller.service import LampFanout, TableService
-from firmware_bridge.link import Link
-from firmware_bridge.transport import SerialTransport
 from hardware import failsafe, systemd
 from hardware.camera import open_camera
 from hardware.panel import open_panel
 from vision.profile import load_profile
-from vision.reader import Reader
-from vision.tracker import Tracker
+from vision.reader import Reader, one_opencv_thread
 
 log = logging.getLogger("sabot")
 HEALTH_PERIOD = 0.25
@@ -60,54 +55,33 @@ class Service:
 
     def run(self) -> int:
         config = self.config
-        panel = open_panel(config["gpio"], on_press=lambda event: self._button(event.name))
-        uninstall = failsafe.install(panel.lamps)
-        transport = None
-        try:
+        with ExitStack() as stack:
+            panel = open_panel(config["gpio"], on_press=lambda event: self._button(event.name))
+            stack.callback(panel.close)
+            stack.callback(failsafe.install(panel.lamps))
             journal_dir = os.path.dirname(config["journal"]["path"]) or "."
             os.makedirs(journal_dir, exist_ok=True)
-            journal = Journal(config["journal"]["path"])
-            outputs = [panel.lamps.show]
-            if config["serial"]["enabled"]:
-                # Card reports the previous run already saw are skipped, a gap is reported.
-                link = Link(resume=last_link_state(journal))
-                transport = SerialTransport(config["serial"]["port"], link,
-                                            baudrate=config["serial"]["baud"])
-                outputs.append(transport.send_lamps)
-            service = TableService(journal, self.settings, lamps=LampFanout(*outputs))
-            done = service.recover()
-            log.info("journal %s: %d observations replayed; lamps %s", journal.path, len(done),
-                     sorted(service.table.lamps()))
-            tracker = Tracker(Reader(load_profile(config["camera"]["profile"])))
+            one_opencv_thread()
+            reader = Reader(load_profile(config["camera"]["profile"]))
             kind, options = camera_options(config["camera"])
-            camera = open_camera(kind, **options)
-            pipeline = Pipeline(service).start()
-            self.runtime = ShoeRuntime(pipeline, tracker, camera,
-                                       window=tuple(config["camera"]["window"]),
-                                       on_status=log.warning,
-                                       on_link_state=lambda boot, counter: journal.append(
-                                           "link", {"boot_id": boot, "card_counter": counter}),
-                                       ).start()
-            if transport is not None:
-                transport.on_event = self.runtime.on_link_event
-                transport.start()
+            serial = config["serial"]
+            drivers = Drivers(panel=panel, camera=open_camera(kind, **options), reader=reader,
+                              serial_port=serial["port"] if serial["enabled"] else None,
+                              baudrate=serial["baud"], window=tuple(config["camera"]["window"]))
+            table = stack.enter_context(TableAssembly(self.settings, config["journal"]["path"],
+                                                      drivers, on_status=log.warning))
+            log.info("journal %s: %d observations replayed; lamps %s", table.journal.path,
+                     len(table.recovered), sorted(table.service.table.lamps()))
+            self.runtime = table.runtime
             systemd.notify(f"READY=1\nSTATUS=table {config['table']['id']}: "
-                           f"{len(done)} observations recovered")
+                           f"{len(table.recovered)} observations recovered")
             lamp_watchdog = failsafe.Watchdog(panel.lamps, LAMP_WATCHDOG_S).start()
-            self._main_loop(camera, pipeline, lamp_watchdog)
-            lamp_watchdog.stop()
+            stack.callback(lamp_watchdog.stop)
+            self._main_loop(table.camera, table.pipeline, lamp_watchdog)
             systemd.notify("STOPPING=1")
-            self.runtime.stop()
-            if transport is not None:
-                transport.stop()
-            camera.close()
-            pipeline.stop()  # what is queued is journaled and applied before we go
-            journal.close()
-            if pipeline.error is not None:
-                raise pipeline.error
-        finally:
-            panel.close()
-            uninstall()
+            table.close()  # what is queued is journaled and applied before we go
+            if table.pipeline.error is not None:
+                raise table.pipeline.error
         return 0
 
     def _main_loop(self, camera, pipeline, lamp_watchdog=None) -> None:

@@ -15,14 +15,11 @@ import numpy as np
 
 import vision
 from controller import observations as obs
+from controller.assembly import Drivers, TableAssembly
 from controller.commands.deal import read_input
 from controller.config import DEFAULT_BUTTON_PINS, DEFAULT_LAMP_PINS
-from controller.journal import Journal
 from controller.live_view import table_view
-from controller.pipeline import Pipeline
-from controller.runtime import ShoeRuntime
 from controller.script import parse_script, uses_no_more_bets
-from controller.service import LampFanout, TableService
 from controller.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.simulator import (
     OVER_WINDOW,
@@ -34,18 +31,15 @@ from controller.simulator import (
 )
 from controller.table import Table
 from firmware_bridge.emulator import ShoeEmulator
-from firmware_bridge.link import Link
 from firmware_bridge.pty_shoe import PtyShoe
-from firmware_bridge.transport import SerialTransport
 from hardware.camera import open_camera
 from hardware.panel import open_panel
 from vision.decks import load_deck, synthetic_deck
 from vision.enrol import enrol
 from vision.errors import ProfileError
 from vision.profile import PROFILE_VERSION, load_profile, save_profile
-from vision.reader import Reader
+from vision.reader import Reader, one_opencv_thread
 from vision.synth import render_window, write_faces
-from vision.tracker import Tracker
 
 CARD_KINDS = (obs.Card, obs.Cut, obs.Unreadable)
 
@@ -122,47 +116,43 @@ class Simulation:
         stack = self._stack
         self.deck = synthetic_deck() if deck_name == "synthetic" else load_deck(
             None if deck_name == "shared" else deck_name)
-        self.tracker = Tracker(enrolled_reader(self.deck))
+        one_opencv_thread()
+        reader = enrolled_reader(self.deck)
         self.panel = open_panel({"backend": "fake", "lamps": DEFAULT_LAMP_PINS,
                                  "buttons": DEFAULT_BUTTON_PINS})
         stack.callback(self.panel.close)
-        self.journal = Journal(journal_path)
-        stack.callback(self.journal.close)
-        self.shoe = PtyShoe(ShoeEmulator(seed=seed or 0))
+        # A fresh boot id each run, as a shoe powered up again: a resumed simulation must
+        # not take the new emulator's card counter for the one the journal last saw.
+        self.shoe = PtyShoe(ShoeEmulator())
         device = self.shoe.start()
         stack.callback(self.shoe.stop)
-        self.transport = SerialTransport(device, Link())
-        stack.callback(self.transport.stop)
-        self.lamps = LampFanout(self.panel.lamps.show, self.transport.send_lamps)
-        self._view_lock = threading.Lock()
-        self._rounds: list[dict] = []
-        self._view = None
-        sinks = [self._remember] + ([lambda events: [sink(e) for e in events]] if sink else [])
-        self.service = TableService(self.journal, settings, lamps=self.lamps, sinks=sinks)
-        self.resumed = self.service.recover()  # observations an earlier run journaled
-        self.stopwatch = Stopwatch()
-        self.pipeline = Pipeline(self.service, on_handled=self.stopwatch)
-        stack.callback(self.pipeline.stop)
         empty = np.hstack((render_window(self.deck, "EMPTY"),) * 2)
         self.feed = FrameFeed(idle_frame=empty)
         # A one-frame queue: the camera delivers as fast as the reader takes frames, no
         # faster, so a burst of rendered frames does not wait in line (a live camera drops).
-        self.camera = open_camera("synthetic", frames=self.feed, stale_after=2.0,
-                                  queue_size=1)
-        stack.callback(self.camera.close)
-        self.runtime = ShoeRuntime(self.pipeline, self.tracker, self.camera,
-                                   window=UNDER_WINDOW, over_window=OVER_WINDOW,
-                                   on_status=lambda message: None)
-        stack.callback(self._stop_camera_loop)  # first of all at the end (the stack is LIFO)
-        self.transport.on_event = self.runtime.on_link_event
+        camera = open_camera("synthetic", frames=self.feed, stale_after=2.0, queue_size=1)
+        self._view_lock = threading.Lock()
+        self._rounds: list[dict] = []
+        self._view = None
+        sinks = [self._remember] + ([lambda events: [sink(e) for e in events]] if sink else [])
+        self.stopwatch = Stopwatch()
+        # The same assembly as `sabot run`, with the emulated shoe, fake GPIO and frames.
+        drivers = Drivers(panel=self.panel, camera=camera, reader=reader, serial_port=device,
+                          window=UNDER_WINDOW, over_window=OVER_WINDOW,
+                          end_frames=self.feed.close)
+        self.table = TableAssembly(settings, journal_path, drivers, sinks=sinks,
+                                   on_handled=self.stopwatch, on_status=lambda message: None)
+        stack.callback(self.table.close)
+        self.journal, self.service = self.table.journal, self.table.service
+        self.pipeline, self.runtime = self.table.pipeline, self.table.runtime
+        self.lamps, self.transport = self.table.lamps, self.table.transport
+        self.resumed = self.table.recovered
         self.dealer = Dealer(self.shoe, self.feed, self.runtime, self.pipeline, self.deck,
                              np.random.default_rng(seed), DealerTiming(speed=speed))
 
     def __enter__(self) -> Simulation:
         try:
-            self.pipeline.start()
-            self.runtime.start()
-            self.transport.start()
+            self.table.start()
             self.dealer.wait_for_link()
         except BaseException:
             self._stack.close()
@@ -172,11 +162,6 @@ class Simulation:
     def __exit__(self, *exc) -> None:
         self._stack.close()
 
-    def _stop_camera_loop(self) -> None:
-        self.runtime.stopping()
-        self.feed.close()  # the camera ends like a finished recording
-        self.runtime.stop()
-
     def drain(self) -> None:
         """Everything submitted has been handled."""
         self.pipeline.stop()
@@ -184,7 +169,10 @@ class Simulation:
     def _remember(self, events: list[dict]) -> None:
         with self._view_lock:
             self._rounds.extend(e for e in events if e["event"] == "round")
-            self._view = (copy.deepcopy(self.service.table.state), self.lamps.shown,
+            table = getattr(self, "table", None)
+            if table is None:
+                return  # events completed while the journal is recovered: no view yet
+            self._view = (copy.deepcopy(table.service.table.state), table.lamps.shown,
                           list(self._rounds))
 
     def play_live(self, observations, title: str) -> None:

@@ -1,7 +1,9 @@
 """pyserial I/O for a `Link`: one thread reads, ticks the state machine and writes.
 
 The port is reopened after it fails (USB shoe unplugged, pty closed), so the service never has
-to restart for a cable. Events go to `events` (a queue.Queue) and to `on_event` if given.
+to restart for a cable. Events go to `on_event` if it is set, otherwise to `events` (a
+bounded queue.Queue for a caller that polls; when it is full, new events are dropped with a
+warning, so a poller that stopped reading cannot grow the service without bound).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from firmware_bridge.link import Link
 from firmware_bridge.messages import LinkEvent
 
 log = logging.getLogger(__name__)
+EVENTS_KEPT = 65536  # a poller may fall a whole 10,000-card burst behind
 
 
 class SerialTransport:
@@ -40,7 +43,7 @@ class SerialTransport:
         self.baudrate = baudrate
         self.on_event = on_event
         self.on_bytes = on_bytes  # every received chunk with its clock time (for recording)
-        self.events: queue.Queue[LinkEvent] = queue.Queue()
+        self.events: queue.Queue[LinkEvent] = queue.Queue(maxsize=EVENTS_KEPT)
         self.clock = clock
         self.poll_interval = poll_interval
         self.reopen_interval = reopen_interval
@@ -57,6 +60,10 @@ class SerialTransport:
         self._thread = threading.Thread(target=self._run, name="serial-link", daemon=True)
         self._thread.start()
         return self
+
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
 
     def stop(self) -> None:
         self._stop.set()
@@ -150,6 +157,10 @@ class SerialTransport:
 
     def _deliver(self, events: list[LinkEvent]) -> None:
         for event in events:
-            self.events.put(event)
             if self.on_event is not None:
                 self.on_event(event)
+                continue
+            try:
+                self.events.put_nowait(event)
+            except queue.Full:
+                log.warning("link event dropped, nobody reads the queue: %s", event)

@@ -15,6 +15,7 @@ from the backend's edge detection, or from polling where that is refused.
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 import time
@@ -26,6 +27,8 @@ from hardware.pins import PinBackend, check_unique, parse_pin_entry
 
 BUTTON_NAMES = ("no_more_bets", "card_disclosed", "acknowledge", "new_shoe")
 DEFAULT_DEBOUNCE = 0.03
+EVENTS_KEPT = 256  # presses kept for a caller that polls
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,8 @@ class Buttons:
         self.on_press = on_press
         self.debounce = debounce
         self.clock = clock
-        self.events: queue.Queue[ButtonEvent] = queue.Queue()
+        # For a caller that polls instead of passing `on_press`; bounded (see `_on_edge`).
+        self.events: queue.Queue[ButtonEvent] = queue.Queue(maxsize=EVENTS_KEPT)
         self._lock = threading.Lock()
         self._last_edge: dict[int, float] = {}
         self._pressed: dict[int, bool] = {}
@@ -102,6 +106,10 @@ class Buttons:
             self._pressed[pin] = pressed
         if pressed and not was_pressed and quiet:
             event = ButtonEvent(button.name, now)
-            self.events.put(event)
             if self.on_press is not None:
                 self.on_press(event)
+                return
+            try:
+                self.events.put_nowait(event)
+            except queue.Full:  # nobody polls: dropped rather than kept for ever
+                log.warning("button press dropped, nobody reads the queue: %s", event)

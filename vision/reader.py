@@ -48,12 +48,7 @@ class Reading:
 
 
 class Reader:
-    def __init__(self, profile: Profile, *, opencv_threads: int | None = 1) -> None:
-        """`opencv_threads`: OpenCV's worker threads (process-wide). On windows this small
-        they only spin: 1 halves the CPU a read costs for the same wall time. None leaves
-        OpenCV's setting alone."""
-        if opencv_threads is not None:
-            cv2.setNumThreads(opencv_threads)
+    def __init__(self, profile: Profile) -> None:
         self.profile = profile
         p = profile
         self._cards = _model(p.card_mean, p.card_projection, p.card_views, p.card_labels,
@@ -95,6 +90,13 @@ class Reader:
                f"{pose.score:.2f} (needs {p.pose_floor:.2f}), looks like it {alike:.2f} "
                f"(needs {p.likeness_floor:.2f})")
         return Reading("unknown", score=score, reason=why)
+
+
+def one_opencv_thread() -> None:
+    """Run OpenCV's work on the calling thread only (process-wide, so the assembly of a
+    service decides it, not a Reader): on windows this small its worker threads only spin,
+    and 1 halves the CPU a read costs for the same wall time."""
+    cv2.setNumThreads(1)
 
 
 _LOOKS = {"joker": "looks like a joker", "blank": "looks like a face with nothing printed",

@@ -46,7 +46,7 @@ def write_sheet(enrolment, path: str | Path) -> Path:
 
     enrolled = _grid([_tile(window, name, (0, 0, 0))
                       for name, window in enrolment.nominal.items()])
-    reader = Reader(enrolment.profile, opencv_threads=None)
+    reader = Reader(enrolment.profile)
     problems = []
     for held in enrolment.held_out:
         reading = reader.read(held.window)

@@ -25,8 +25,12 @@ def deal(script, journal, **kwargs):
 
 
 def events_of(path):
+    """Each event with the observation that caused it, counted among the observations: the
+    service also journals the link's card counter, as often as the restarts made it."""
     with Journal(str(path), create=False) as journal:
-        return [(r.cause, r.body) for r in journal.records() if r.kind == "event"]
+        records = list(journal.records())
+    nth = {r.seq: n for n, r in enumerate(r for r in records if r.kind == "observation")}
+    return [(nth[r.cause], r.body) for r in records if r.kind == "event"]
 
 
 def records_in(path) -> int:

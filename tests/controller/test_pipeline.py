@@ -1,5 +1,7 @@
 import threading
 
+import pytest
+
 from controller import observations as obs
 from controller.journal import Journal
 from controller.pipeline import Pipeline
@@ -73,3 +75,43 @@ def test_submissions_from_many_threads_are_each_handled_once(tmp_path):
         assert len(handled) == 100 and pipeline.error is None
         observations = [r for r in journal.records() if r.kind == "observation"]
         assert len(observations) == 100
+
+
+def test_link_records_are_written_by_the_table_thread_in_queue_order(tmp_path):
+    """Issue 9: one journal writer. The link's card counter is queued from the serial thread
+    and journaled by the table thread, between the observations it came between."""
+    writers = set()
+
+    class Watched(Journal):
+        def append_many(self, items):
+            writers.add(threading.current_thread().name)
+            return super().append_many(items)
+
+    with Watched(str(tmp_path / "j.db")) as journal:
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        writers.clear()
+        pipeline = Pipeline(service).start()
+        pipeline.submit(obs.Card("AS"))
+        serial = threading.Thread(target=pipeline.record, name="serial",
+                                  args=("link", {"boot_id": 7, "card_counter": 1}))
+        serial.start()
+        serial.join()
+        ticket = pipeline.submit(obs.Card("2C"))
+        assert pipeline.wait_for(ticket)
+        pipeline.stop()
+        kinds = [(r.kind, r.body.get("card")) for r in journal.records()
+                 if r.kind in ("observation", "link")]
+    assert kinds == [("observation", "AS"), ("link", None), ("observation", "2C")]
+    assert writers == {"table"}
+
+
+def test_two_threads_appending_at_once_is_refused_not_interleaved(tmp_path):
+    with Journal(str(tmp_path / "j.db")) as journal:
+        journal._writing.acquire()  # another thread is in the middle of an append
+        try:
+            with pytest.raises(RuntimeError, match="two threads appended"):
+                journal.append("meta", {})
+        finally:
+            journal._writing.release()
+        assert journal.append("meta", {}).seq == 1

@@ -112,3 +112,18 @@ def test_transport_keeps_retrying_a_missing_port_without_raising(tmp_path):
         while not transport.last_error and time.monotonic() < deadline:
             time.sleep(0.01)
     assert "absent" in transport.last_error and transport.opens == 0
+
+
+def test_events_go_to_the_callback_or_to_a_bounded_queue_never_both():
+    """Issue 9: the events queue grew without bound in production, where nobody reads it."""
+    from firmware_bridge.messages import CardGone
+    from firmware_bridge.transport import EVENTS_KEPT, SerialTransport
+
+    polled = SerialTransport("loop://")
+    polled._deliver([CardGone(n) for n in range(EVENTS_KEPT + 5)])
+    assert polled.events.qsize() == EVENTS_KEPT
+    assert polled.events.get_nowait() == CardGone(0)
+    delivered = []
+    called = SerialTransport("loop://", on_event=delivered.append)
+    called._deliver([CardGone(1), CardGone(2)])
+    assert delivered == [CardGone(1), CardGone(2)] and called.events.empty()

@@ -1,6 +1,6 @@
 import pytest
 
-from hardware.buttons import ButtonEvent, Buttons
+from hardware.buttons import EVENTS_KEPT, ButtonEvent, Buttons
 from hardware.errors import NameConfigError, PinConfigError
 from hardware.fake_pins import FakePins
 
@@ -28,14 +28,26 @@ def test_buttons_are_inputs_pulled_to_their_idle_level(rig):
     assert pins.pulls == {23: "up", 25: "down"}
 
 
-def test_a_clean_press_is_delivered_once_to_callback_and_queue(rig):
+def test_a_clean_press_is_delivered_once_to_the_callback_and_not_kept(rig):
     pins, clock, buttons, pressed = rig
     pins.set_input(23, False)  # active-low: pressed
     clock.now += 0.2
     pins.set_input(23, True)
     assert pressed == [ButtonEvent("no_more_bets", 10.0)]
+    assert buttons.events.empty()  # issue 9: nothing grows where nobody reads
+
+
+def test_without_a_callback_presses_wait_in_a_bounded_queue():
+    clock = Clock()
+    pins = FakePins(clock=clock)
+    buttons = Buttons(CONFIG, pins, clock=clock, debounce=0.03)
+    for _ in range(EVENTS_KEPT + 10):
+        pins.set_input(23, False)
+        clock.now += 0.2
+        pins.set_input(23, True)
+        clock.now += 0.2
+    assert buttons.events.qsize() == EVENTS_KEPT
     assert buttons.events.get_nowait() == ButtonEvent("no_more_bets", 10.0)
-    assert buttons.events.empty()
 
 
 def test_contact_bounce_on_press_and_release_counts_as_one_press(rig):

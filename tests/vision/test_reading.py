@@ -119,3 +119,18 @@ def test_crop_window_cuts_the_calibrated_window(vector_deck, vector_reader):
     window = crop_window(frame, [195, 38, 95, 148])
     assert window.shape == (148, 95, 3)
     assert vector_reader.read(window).card == "8H"
+
+
+def test_a_reader_leaves_opencv_threads_to_the_assembly(vector_profile):
+    """Issue 9: Reader() changed OpenCV's process-wide thread count."""
+    import cv2
+
+    from vision.reader import Reader
+
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(2)
+    try:
+        Reader(vector_profile)
+        assert cv2.getNumThreads() == 2
+    finally:
+        cv2.setNumThreads(before)
