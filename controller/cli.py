@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import pkgutil
+import signal
 import sys
 import threading
 
@@ -68,13 +69,28 @@ def _thread_error_in_one_line(hook: threading.ExceptHookArgs) -> None:
           "(run with SABOT_DEBUG=1 to see where; please report it)", file=sys.stderr)
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived (a BaseException, like KeyboardInterrupt, so nothing swallows it)."""
+
+
+def _terminated(signum, frame):
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     threading.excepthook = _thread_error_in_one_line
     parser = build_parser(_requested_command(argv))
     args = parser.parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM unwinds like Ctrl-C, so what a command opened is closed in order (the
+        # service installs its own handlers and stops at its own pace).
+        signal.signal(signal.SIGTERM, _terminated)
     try:
         return int(args.func(args) or 0)
+    except Terminated:
+        print("sabot: stopped by SIGTERM", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print("sabot: interrupted", file=sys.stderr)
         return 130

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from controller.errors import JournalError
 from controller.journal import Journal
 from controller.observations import Observation, Unreadable, observation_from_dict
+from controller.script import format_script
 from controller.table import Table
 
 TABLE_SETTINGS = ("decks", "style", "require_no_more_bets")
@@ -82,8 +83,10 @@ def check_same_input(path: str, journaled: list[Observation], planned: list[Obse
     for index, (old, new) in enumerate(zip(journaled, planned, strict=False), start=1):
         same = (isinstance(old, Unreadable) and isinstance(new, Unreadable)) or old == new
         if not same:
-            raise JournalError(f"{path}: observation {index} of the journal is {old}, the "
-                               f"input has {new}: the journal belongs to another input")
+            was, wanted = format_script([old]).strip(), format_script([new]).strip()
+            raise JournalError(f"{path}: observation {index} of the journal is {was}, the "
+                               f"input has {wanted} there: the journal belongs to another "
+                               "input (start a new journal, or give the input that made it)")
 
 
 def last_link_state(journal: Journal) -> tuple[int, int] | None:
