@@ -7,8 +7,10 @@ from the same table, and a test keeps the two in step).
 from __future__ import annotations
 
 import copy
+import os
 import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from controller.errors import ConfigError
@@ -51,6 +53,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "profile": Key(str, "/etc/sabot/profile.npz", "deck profile written by `sabot enroll`"),
         "window": Key(list, [0, 0, 128, 200], "reading window x, y, width, height in the "
                       "frame (`sabot calibrate` writes it)"),
+        "width": Key(int, 0, "frame width asked of a v4l2 or Pi camera (0: its default)"),
+        "height": Key(int, 0, "frame height asked of a v4l2 or Pi camera (0: its default)"),
+        "fps": Key((int, float), 0, "frame rate asked of a v4l2 or Pi camera (0: its "
+                   "default)"),
         "stale_after_s": Key((int, float), 1.0, "no frame for this long: fault"),
     },
     "serial": {
@@ -111,16 +117,74 @@ def validate(raw: dict, path: str = "<config>") -> dict[str, dict[str, Any]]:
     return config
 
 
+UART_BAUDS = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000, 921600, 1000000,
+              2000000)
+
+
 def _check_ranges(config: dict, path: str) -> None:
+    def refuse(section: str, key: str, want: str) -> None:
+        raise ConfigError(f"{path}: [{section}] {key} must be {want}, not "
+                          f"{config[section][key]!r}")
+
     if not 1 <= config["table"]["decks"] <= 12:
-        raise ConfigError(f"{path}: [table] decks must be 1-12, not {config['table']['decks']}")
-    window = config["camera"]["window"]
-    if (len(window) != 4 or not all(isinstance(v, int) and v >= 0 for v in window)
+        refuse("table", "decks", "1-12")
+    if not config["table"]["id"].strip():
+        refuse("table", "id", "a name")
+    if not config["journal"]["path"].strip():
+        # SQLite would open a temporary database, deleted at exit: nothing would be kept.
+        refuse("journal", "path", "a file path")
+    camera = config["camera"]
+    window = camera["window"]
+    if (len(window) != 4 or not all(isinstance(v, int) and not isinstance(v, bool)
+                                    and v >= 0 for v in window)
             or window[2] < 16 or window[3] < 16):
-        raise ConfigError(f"{path}: [camera] window must be four integers x, y, width, "
-                          f"height (x, y >= 0; width, height >= 16), not {window!r}")
-    if config["camera"]["stale_after_s"] <= 0:
-        raise ConfigError(f"{path}: [camera] stale_after_s must be positive")
+        refuse("camera", "window", "four integers x, y, width, height (x, y >= 0; width, "
+               "height >= 16)")
+    for key in ("width", "height"):
+        if camera[key] != 0 and not 16 <= camera[key] <= 8192:
+            refuse("camera", key, "0 (the camera's default) or 16-8192 pixels")
+    if not (camera["fps"] == 0 or 1 <= camera["fps"] <= 240):  # also refuses nan
+        refuse("camera", "fps", "0 (the camera's default) or 1-240")
+    if not 0.05 <= camera["stale_after_s"] <= 60:  # also refuses inf and nan
+        refuse("camera", "stale_after_s", "0.05-60 seconds")
+    x, y, w, h = window
+    if camera["width"] and x + w > camera["width"] or camera["height"] and y + h > camera["height"]:
+        refuse("camera", "window", f"inside the {camera['width']} x {camera['height']} "
+               "frame")
+    if config["serial"]["baud"] not in UART_BAUDS:
+        refuse("serial", "baud", f"a UART rate ({', '.join(map(str, UART_BAUDS))})")
+    if config["gpio"]["debounce_ms"] != 0 and not 0 < config["gpio"]["debounce_ms"] <= 1000:
+        refuse("gpio", "debounce_ms", "0-1000")
+
+
+def set_camera_window(path: str, window: tuple[int, int, int, int]) -> None:
+    """Set `[camera] window` in the TOML config at `path` (created if missing), keeping
+    every other line, comment and layout as it was. An invalid file is left unchanged."""
+    import tomlkit  # noqa: PLC0415 - only `sabot calibrate` writes a config
+    from tomlkit.exceptions import TOMLKitError  # noqa: PLC0415
+
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8") if file.exists() else ""
+        document = tomlkit.parse(text)
+    except (TOMLKitError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{file}: not valid TOML ({error}); left unchanged") from None
+    except OSError as error:
+        raise ConfigError(f"{file}: cannot read ({error.strerror})") from None
+    camera = document.get("camera")
+    if camera is None:
+        camera = tomlkit.table()
+        document["camera"] = camera
+    elif not isinstance(camera, dict):
+        raise ConfigError(f"{file}: camera is not a [camera] table; left unchanged")
+    camera["window"] = [int(v) for v in window]
+    file.parent.mkdir(parents=True, exist_ok=True)
+    partial = file.with_name(f".{file.name}.new")
+    try:
+        partial.write_text(tomlkit.dumps(document), encoding="utf-8")
+        os.replace(partial, file)  # whole or not at all
+    except OSError as error:
+        raise ConfigError(f"{file}: cannot write ({error.strerror})") from None
 
 
 def _type_name(kind) -> str:

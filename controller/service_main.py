@@ -38,6 +38,8 @@ def camera_options(camera: dict) -> tuple[str, dict]:
         if not camera[key]:
             raise ConfigError(f"[camera] source = {kind!r} needs [camera] {key}")
         options[key] = camera[key]
+    if kind in ("v4l2", "picamera2"):
+        options |= {key: camera[key] for key in ("width", "height", "fps") if camera.get(key)}
     if kind == "synthetic":
         raise ConfigError("[camera] source = 'synthetic' is for `sabot simulate`; a live "
                           "table needs v4l2, picamera2, http or file")

@@ -55,9 +55,10 @@ class Picamera2Source(FrameSource):
     """The Pi camera via libcamera. picamera2 comes from apt (python3-picamera2) on Bookworm,
     so the venv must be created with --system-site-packages (docs/deploy.md)."""
 
-    def __init__(self, *, width: int = 1280, height: int = 720, camera: int = 0, **kw):
+    def __init__(self, *, width: int = 1280, height: int = 720, fps: float | None = None,
+                 camera: int = 0, **kw):
         super().__init__(**kw)
-        self.size, self.camera_number = (width, height), camera
+        self.size, self.camera_number, self.fps = (width, height), camera, fps
         self._camera = None
         try:  # here, not in the reader thread: a missing package is a start-up error
             self._picamera2 = importlib.import_module("picamera2")
@@ -70,8 +71,9 @@ class Picamera2Source(FrameSource):
     def open(self) -> None:
         self._camera = self._picamera2.Picamera2(self.camera_number)
         # RGB888 in libcamera's naming is BGR in memory: what OpenCV expects.
+        controls = {"FrameRate": float(self.fps)} if self.fps else {}
         config = self._camera.create_video_configuration(
-            main={"size": self.size, "format": "RGB888"}
+            main={"size": self.size, "format": "RGB888"}, controls=controls
         )
         self._camera.configure(config)
         self._camera.start()

@@ -10,10 +10,7 @@ width cannot be measured, and must be given.
 from __future__ import annotations
 
 import math
-import re
-import tomllib
 from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -96,56 +93,3 @@ def annotate(frame: np.ndarray, calibration: Calibration) -> np.ndarray:
     cv2.putText(image, label, (8, image.shape[0] - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
                 (0, 230, 255), 1, cv2.LINE_AA)
     return image
-
-
-_SECTION = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
-_WINDOW_KEY = re.compile(r"^\s*window\s*=")
-
-
-def with_window(text: str, window: tuple[int, int, int, int]) -> str:
-    """`text` (a TOML document) with `[camera] window` set, every other line untouched."""
-    line = f"window = [{', '.join(str(v) for v in window)}]"
-    lines = text.splitlines()
-    section = None
-    camera_at = None
-    for number, current in enumerate(lines):
-        header = _SECTION.match(current)
-        if header:
-            section = header.group(1).strip()
-            if section == "camera":
-                camera_at = number
-            continue
-        if section == "camera" and _WINDOW_KEY.match(current):
-            end = number
-            # A value written over several lines runs to its closing bracket.
-            while "]" not in lines[end].split("#")[0] and end + 1 < len(lines):
-                end += 1
-            lines[number : end + 1] = [line]
-            break
-    else:
-        if camera_at is None:
-            lines += ([""] if lines and lines[-1].strip() else []) + ["[camera]", line]
-        else:
-            lines.insert(camera_at + 1, line)
-    return "\n".join(lines) + "\n"
-
-
-def update_config(path: str | Path, window: tuple[int, int, int, int]) -> None:
-    """Set `[camera] window` in the TOML config at `path` (created if missing)."""
-    file = Path(path)
-    text = file.read_text(encoding="utf-8") if file.exists() else ""
-    try:
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise CalibrationError(f"{file}: not valid TOML ({error}); left unchanged") from None
-    updated = with_window(text, window)
-    try:
-        written = tomllib.loads(updated)["camera"]["window"]
-    except (tomllib.TOMLDecodeError, KeyError) as error:
-        raise CalibrationError(f"{file}: cannot set [camera] window here ({error}); "
-                               "left unchanged") from None
-    if written != list(window):
-        raise CalibrationError(f"{file}: [camera] window is set in a form this tool cannot "
-                               "edit; left unchanged")
-    file.parent.mkdir(parents=True, exist_ok=True)
-    file.write_text(updated, encoding="utf-8")

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import cv2
 
-from vision.calibrate import annotate, find_window, update_config
+from controller.config import set_camera_window
+from vision.calibrate import annotate, find_window
 from vision.errors import ImageReadError
 from vision.imageio import read_image
-
-DEFAULT_CONFIG = "/etc/sabot/config.toml"
 
 
 def register(subparsers) -> None:
@@ -19,12 +18,13 @@ def register(subparsers) -> None:
         help="find the reading window in a camera frame",
         description="Find the card in IMAGE (one camera frame with a card face at its reading "
         "position, against the dark shoe interior), set `[camera] window = [x, y, w, h]` in "
-        "the config (only that key is changed; the file is created if missing), and write "
-        "an annotated PNG showing the card, its index corner and the window.",
+        "the config (only that key is changed, comments and layout are kept; the file is "
+        "created if missing), and write an annotated PNG showing the card, its index corner "
+        "and the window.",
     )
     parser.add_argument("image", metavar="IMAGE", help="a full camera frame")
-    parser.add_argument("--config", default=DEFAULT_CONFIG,
-                        help=f"TOML config to update (default {DEFAULT_CONFIG})")
+    parser.add_argument("--config", required=True, metavar="PATH",
+                        help="TOML config to update, e.g. /etc/sabot/config.toml")
     parser.add_argument("--out", metavar="PNG",
                         help="annotated image to write (default: IMAGE's name + "
                         ".calibration.png, beside the config)")
@@ -38,7 +38,7 @@ def run(args) -> int:
     calibration = find_window(frame, args.card_width)
     out = Path(args.out) if args.out else (
         Path(args.config).parent / f"{Path(args.image).stem}.calibration.png")
-    update_config(args.config, calibration.window)
+    set_camera_window(args.config, calibration.window)
     if not cv2.imwrite(str(out), annotate(frame, calibration)):
         raise ImageReadError(f"{out}: cannot write the annotated image")
     x, y, w, h = calibration.window

@@ -1,8 +1,10 @@
+import re
 import tomllib
+from pathlib import Path
 
 import pytest
 
-from controller.config import SCHEMA, example_toml, load_config, validate
+from controller.config import SCHEMA, example_toml, load_config, set_camera_window, validate
 from controller.errors import ConfigError
 
 
@@ -34,6 +36,19 @@ def test_repository_example_config_is_in_step_with_the_schema():
     ({"table": {"style": "C"}}, "[table] style must be one of A, B"),
     ({"camera": {"window": [1, 2, 3]}}, "[camera] window must be four"),
     ({"camera": {"source": "webcam"}}, "[camera] source must be one of"),
+    # Issue 9 / 12: values that used to be accepted and then broke the service.
+    ({"camera": {"stale_after_s": float("inf")}}, "[camera] stale_after_s must be 0.05-60"),
+    ({"camera": {"stale_after_s": float("nan")}}, "[camera] stale_after_s must be 0.05-60"),
+    ({"camera": {"window": [True, 0, 128, 200]}}, "[camera] window must be four integers"),
+    ({"camera": {"width": 640, "height": 480, "window": [600, 0, 128, 200]}},
+     "[camera] window must be inside the 640 x 480 frame"),
+    ({"camera": {"fps": float("nan")}}, "[camera] fps must be 0"),
+    ({"camera": {"width": 8}}, "[camera] width must be 0"),
+    ({"journal": {"path": ""}}, "[journal] path must be a file path"),
+    ({"journal": {"path": "  "}}, "[journal] path must be a file path"),
+    ({"serial": {"baud": 0}}, "[serial] baud must be a UART rate"),
+    ({"gpio": {"debounce_ms": -5}}, "[gpio] debounce_ms must be 0-1000"),
+    ({"table": {"id": ""}}, "[table] id must be a name"),
 ])
 def test_wrong_keys_and_values_name_the_key_and_file(raw, message):
     with pytest.raises(ConfigError) as caught:
@@ -49,3 +64,62 @@ def test_unreadable_config_files(tmp_path):
     bad.write_text("[table\n")
     with pytest.raises(ConfigError, match="bad.toml: not valid TOML"):
         load_config(str(bad))
+
+
+DOCS = ("docs/deploy.md", "README.md")
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_every_config_example_in_the_docs_is_accepted(doc):
+    """Issue 9: docs/deploy.md wrote keys the loader refused (kind, baudrate, stale_after)."""
+    blocks = re.findall(r"```toml\n(.*?)```", Path(doc).read_text(), re.S)
+    assert blocks or doc == "README.md"
+    for block in blocks:
+        validate(tomllib.loads(block), f"{doc} example")
+
+
+def test_the_camera_size_and_rate_reach_the_camera():
+    from controller.service_main import camera_options
+
+    camera = validate({"camera": {"source": "v4l2", "width": 1280, "height": 720,
+                                  "fps": 90}})["camera"]
+    assert camera_options(camera) == ("v4l2", {"stale_after": 1.0, "device": "/dev/video0",
+                                               "width": 1280, "height": 720, "fps": 90})
+    default = validate({"camera": {"source": "v4l2"}})["camera"]
+    assert "width" not in camera_options(default)[1]
+
+
+def test_calibrate_sets_only_the_window_and_keeps_comments_and_layout(tmp_path):
+    config = tmp_path / "config.toml"
+    text = ('# sabot\n[table]\nid = "t7"  # the table\n\n[camera]\nsource = "v4l2"\n'
+            'window = [\n  1, 2,\n  3, 4,\n]\nstale_after_s = 2.0  # seconds\n\n'
+            '[serial]\nport = "/dev/x"\n')
+    config.write_text(text)
+    set_camera_window(str(config), (10, 20, 30, 40))
+    updated = config.read_text()
+    assert tomllib.loads(updated) == {
+        "table": {"id": "t7"},
+        "camera": {"source": "v4l2", "window": [10, 20, 30, 40], "stale_after_s": 2.0},
+        "serial": {"port": "/dev/x"},
+    }
+    assert updated.startswith('# sabot\n[table]\nid = "t7"  # the table\n')
+    assert "stale_after_s = 2.0  # seconds" in updated
+
+
+def test_calibrate_adds_the_camera_table_or_creates_the_file(tmp_path):
+    config = tmp_path / "etc" / "config.toml"
+    set_camera_window(str(config), (1, 2, 3, 4))
+    assert tomllib.loads(config.read_text()) == {"camera": {"window": [1, 2, 3, 4]}}
+    other = tmp_path / "other.toml"
+    other.write_text('[table]\nid = "x"\n')
+    set_camera_window(str(other), (5, 6, 7, 8))
+    assert tomllib.loads(other.read_text()) == {"table": {"id": "x"},
+                                                "camera": {"window": [5, 6, 7, 8]}}
+
+
+def test_calibrate_leaves_an_invalid_config_alone(tmp_path):
+    config = tmp_path / "config.toml"
+    config.write_text("[camera\nwindow = 3\n")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        set_camera_window(str(config), (1, 2, 3, 4))
+    assert config.read_text() == "[camera\nwindow = 3\n"

@@ -151,10 +151,20 @@ def test_picamera2_source_configures_bgr_video_and_delivers_arrays(mocker):
         frame = cam.read(timeout=5)
     assert int(frame.image[0, 0, 0]) == 42
     camera.create_video_configuration.assert_called_with(
-        main={"size": (640, 480), "format": "RGB888"}
+        main={"size": (640, 480), "format": "RGB888"}, controls={}
     )
     camera.start.assert_called_once()
     camera.close.assert_called()
+
+
+def test_picamera2_frame_rate_is_asked_of_libcamera(mocker):
+    module = mocker.MagicMock()
+    module.Picamera2.return_value.capture_array.return_value = solid(1)
+    mocker.patch.dict(sys.modules, {"picamera2": module})
+    with open_camera("picamera2", width=640, height=480, fps=90) as cam:
+        cam.read(timeout=5)
+    module.Picamera2.return_value.create_video_configuration.assert_called_with(
+        main={"size": (640, 480), "format": "RGB888"}, controls={"FrameRate": 90.0})
 
 
 def test_picamera2_missing_is_a_start_up_error_saying_how_to_install(mocker):

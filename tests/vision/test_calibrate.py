@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from controller.cli import main
-from vision.calibrate import find_window, update_config, with_window
+from vision.calibrate import find_window
 from vision.errors import CalibrationError
 from vision.geometry import CARD_X0, CARD_X1, CARD_Y0
 from vision.synth import camera_frame
@@ -38,30 +38,6 @@ def test_a_dark_frame_is_refused():
         find_window(np.full((480, 640, 3), 20, np.uint8))
 
 
-def test_only_the_window_key_changes():
-    text = ('# sabot\n[table]\nid = "t7"  # the table\n\n[camera]\nsource = "v4l2"\n'
-            'window = [\n  1, 2,\n  3, 4,\n]\nstale_after_s = 2.0\n\n[serial]\nport = "/dev/x"\n')
-    updated = with_window(text, (10, 20, 30, 40))
-    assert tomllib.loads(updated) == {
-        "table": {"id": "t7"},
-        "camera": {"source": "v4l2", "window": [10, 20, 30, 40], "stale_after_s": 2.0},
-        "serial": {"port": "/dev/x"},
-    }
-    assert updated.startswith('# sabot\n[table]\nid = "t7"  # the table\n')
-    assert with_window("[camera]\nsource = \"file\"\n", (1, 2, 3, 4)) == (
-        '[camera]\nwindow = [1, 2, 3, 4]\nsource = "file"\n')
-    assert tomllib.loads(with_window('[table]\nid = "x"\n', (1, 2, 3, 4)))["camera"] == {
-        "window": [1, 2, 3, 4]}
-
-
-def test_an_invalid_config_is_left_alone(tmp_path):
-    config = tmp_path / "config.toml"
-    config.write_text("[camera\nwindow = 3\n")
-    with pytest.raises(CalibrationError, match="not valid TOML"):
-        update_config(config, (1, 2, 3, 4))
-    assert config.read_text() == "[camera\nwindow = 3\n"
-
-
 def test_calibrate_command_writes_config_and_annotated_png(tmp_path, vector_deck, capsys):
     image = tmp_path / "frame.png"
     cv2.imwrite(str(image), camera_frame(vector_deck, "QS"))
@@ -83,3 +59,12 @@ def test_calibrate_command_fails_clearly(tmp_path, capsys):
     assert not (tmp_path / "c.toml").exists()
     assert main(["calibrate", str(tmp_path / "none.png"), "--config",
                  str(tmp_path / "c.toml")]) == 2
+
+
+def test_calibrate_asks_for_the_config_rather_than_writing_etc(tmp_path, vector_deck, capsys):
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), camera_frame(vector_deck, "QS"))
+    with pytest.raises(SystemExit) as stopped:
+        main(["calibrate", str(image)])
+    assert stopped.value.code == 2
+    assert "--config" in capsys.readouterr().err
