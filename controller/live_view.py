@@ -90,6 +90,18 @@ def roads(results: list[str], columns: int = 30) -> RichTable:
     return grid
 
 
+def shoe_rounds(rounds: list[dict], events: list[dict]) -> list[dict]:
+    """The rounds of the shoe being dealt after `events`: a new shoe starts its own bead
+    plate, big road and last result, as a scoreboard is cleared for it."""
+    rounds = list(rounds)
+    for event in events:
+        if event["event"] == "new_shoe":
+            rounds = []
+        elif event["event"] == "round":
+            rounds.append(event)
+    return rounds
+
+
 def table_view(title: str, state: TableState, lit: frozenset[str], rounds: list[dict],
                footer: str = "") -> Panel:
     last = rounds[-1] if rounds else None

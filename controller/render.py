@@ -23,7 +23,8 @@ def describe(event: dict) -> str | None:
         return (f"== end of shoe: {event['rounds']} rounds, {event['cards_left']} cards left"
                 f" - {tail}")
     if kind == "new_shoe":
-        return f"\n== shoe {event['shoe']}: {event['decks']} decks, dealing style {event['style']}"
+        decks = f"{event['decks']} deck{'s' if event['decks'] != 1 else ''}"
+        return f"\n== shoe {event['shoe']}: {decks}, dealing style {event['style']}"
     if kind == "irregularity":
         return f"  !! rule {event['rule']}: {event['message']}"
     if kind == "fault":

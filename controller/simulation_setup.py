@@ -18,7 +18,7 @@ from controller import observations as obs
 from controller.assembly import Drivers, TableAssembly
 from controller.commands.deal import read_input
 from controller.config import DEFAULT_BUTTON_PINS, DEFAULT_LAMP_PINS
-from controller.live_view import table_view
+from controller.live_view import shoe_rounds, table_view
 from controller.script import parse_script, uses_no_more_bets
 from controller.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.simulator import (
@@ -168,7 +168,7 @@ class Simulation:
 
     def _remember(self, events: list[dict]) -> None:
         with self._view_lock:
-            self._rounds.extend(e for e in events if e["event"] == "round")
+            self._rounds = shoe_rounds(self._rounds, events)
             table = getattr(self, "table", None)
             if table is None:
                 return  # events completed while the journal is recovered: no view yet

@@ -14,25 +14,34 @@ EXIT_OK, EXIT_OUT_OF_CARDS, EXIT_HALTED = 0, 3, 4
 
 
 class EventPrinter:
-    """Prints events as they come and keeps the rounds for the closing summary."""
+    """Prints events as they come. In text, each shoe gets its own summary and bead plate
+    when it ends (a new shoe's rounds are not counted with the last one's); what is left
+    when the input ends is summed up by `close`."""
 
     def __init__(self, as_json: bool):
         self.as_json = as_json
-        self.rounds: list[dict] = []
+        self.rounds: list[dict] = []  # of the shoe being dealt
+        self._summed = False
 
     def __call__(self, event: dict) -> None:
         if event["event"] == "round":
             self.rounds.append(event)
         if self.as_json:
             sys.stdout.write(json.dumps(event, separators=(", ", ": ")) + "\n")
-        else:
-            line = describe(event)
-            if line is not None:
-                print(line)
+            return
+        line = describe(event)
+        if line is not None:
+            print(line)
+        if event["event"] == "shoe_end":
+            self._sum_up()
+
+    def _sum_up(self) -> None:
+        print(summary(self.rounds))
+        self.rounds, self._summed = [], True
 
     def close(self) -> None:
-        if not self.as_json:
-            print(summary(self.rounds))
+        if not self.as_json and (self.rounds or not self._summed):
+            self._sum_up()
 
 
 Printer = Callable[[dict], None]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from controller.commands._output import EventPrinter
 from controller.journal import Journal
+from controller.replay import table_settings
 
 
 def register(subparsers) -> None:
@@ -18,6 +19,12 @@ def register(subparsers) -> None:
 def run(args) -> int:
     printer = EventPrinter(args.json)
     with Journal(args.journal, create=False) as journal:
+        settings = table_settings(journal)
+        if settings is not None:
+            # The first shoe's header, as `sabot deal` prints it: its settings are in the
+            # journal's meta record (later shoes have their own new_shoe events).
+            printer({"event": "new_shoe", "shoe": 1, "decks": settings["decks"],
+                     "style": settings["style"]})
         for record in journal.records():
             if record.kind == "event":
                 printer(record.body)

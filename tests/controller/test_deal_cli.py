@@ -107,3 +107,39 @@ def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
     assert main(["deal", "-"]) == 70
     err = capsys.readouterr().err
     assert "internal error: KeyError" in err and "Traceback" not in err
+
+
+def _two_shoes() -> str:
+    from controller.script import format_script
+    from controller.shoe import dealt_until_shoe_end, shuffled_shoe
+
+    first, second = (format_script(dealt_until_shoe_end(shuffled_shoe(1, seed=s), 1))
+                     for s in (1, 2))
+    return first + "\nNEWSHOE\n" + second
+
+
+def test_each_shoe_has_its_own_summary_and_bead_plate(capsys, monkeypatch):
+    """Issue 9: with NEWSHOE the text ran one count and one bead plate across both shoes."""
+    text = _two_shoes()
+    status, out, _ = run_deal(capsys, monkeypatch, text, "--decks", "1")
+    assert status == 0
+    shoes = out.split("\n== shoe ")[1:]
+    assert [s.split(":")[0] for s in shoes] == ["1", "2"]
+    for shoe in shoes:
+        rounds = sum(1 for line in shoe.splitlines() if line.startswith("round"))
+        assert shoe.count("bead plate:") == 1
+        assert f"\n{rounds} rounds: banker" in shoe
+    assert "1 deck, dealing style A" in out
+
+
+def test_replay_prints_the_first_shoe_header_as_deal_does(capsys, monkeypatch, tmp_path):
+    journal = str(tmp_path / "j.db")
+    text = _two_shoes()
+    _, dealt, _ = run_deal(capsys, monkeypatch, text, "--decks", "1", "--json",
+                           "--journal", journal)
+    assert main(["replay", journal, "--json"]) == 0
+    replayed = capsys.readouterr().out
+    assert [json.loads(line) for line in replayed.splitlines()] == [
+        json.loads(line) for line in dealt.splitlines() if '"input_end"' not in line]
+    assert main(["replay", journal]) == 0
+    assert capsys.readouterr().out.startswith("\n== shoe 1: 1 deck, dealing style A\n")
