@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from controller.simulation_setup import build_simulation, load_observations
+from controller.sim.setup import build_simulation, load_observations
 
 
 def main(shoes: int = 2) -> None:

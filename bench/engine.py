@@ -9,8 +9,8 @@ import statistics
 import sys
 import time
 
-from controller.shoe import dealt_until_shoe_end, shuffled_shoe
-from controller.table import Table
+from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
+from controller.game.table import Table
 
 
 def main(shoes: int = 300) -> None:

@@ -1,7 +1,7 @@
 import pytest
 
-from controller.script import parse_script, uses_no_more_bets
-from controller.table import Table
+from controller.game.script import parse_script, uses_no_more_bets
+from controller.game.table import Table
 
 BURN = "AS 2C"  # an ace is shown, one more card burned (rules 7.4, 7.5)
 

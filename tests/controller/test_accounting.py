@@ -1,6 +1,6 @@
 """Shoe accounting: too many of a card, jokers and unreadable cards halt the table."""
 
-from controller import observations as obs
+from controller.game import observations as obs
 from tests.controller.conftest import of_kind, run_script
 
 

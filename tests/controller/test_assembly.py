@@ -7,11 +7,11 @@ import threading
 
 import pytest
 
-from controller import observations as obs
-from controller.assembly import Drivers, TableAssembly
-from controller.config import DEFAULT_BUTTON_PINS, DEFAULT_LAMP_PINS
 from controller.errors import JournalError
-from controller.journal import Journal
+from controller.game import observations as obs
+from controller.journal.store import Journal
+from controller.service.assembly import Drivers, TableAssembly
+from controller.service.config import DEFAULT_BUTTON_PINS, DEFAULT_LAMP_PINS
 from hardware.panel import open_panel
 
 SETTINGS = {"decks": 8, "style": "A", "require_no_more_bets": False}

@@ -1,9 +1,9 @@
 import pytest
 
-from controller import observations as obs
-from controller.cards import burn_value, parse_card, point_value
 from controller.errors import CardCodeError, InputError
-from controller.script import format_script, parse_script, uses_no_more_bets
+from controller.game import observations as obs
+from controller.game.cards import burn_value, parse_card, point_value
+from controller.game.script import format_script, parse_script, uses_no_more_bets
 
 
 @pytest.mark.parametrize("token, code", [("as", "AS"), ("10h", "10H"), ("Td", "10D"),

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import SCHEMA, example_toml, load_config, set_camera_window, validate
 from controller.errors import ConfigError
+from controller.service.config import SCHEMA, example_toml, load_config, set_camera_window, validate
 
 
 def test_example_config_documents_every_key_and_loads(tmp_path):
@@ -79,7 +79,7 @@ def test_every_config_example_in_the_docs_is_accepted(doc):
 
 
 def test_the_camera_size_and_rate_reach_the_camera():
-    from controller.service_main import camera_options
+    from controller.service.main import camera_options
 
     camera = validate({"camera": {"source": "v4l2", "width": 1280, "height": 720,
                                   "fps": 90}})["camera"]

@@ -101,7 +101,7 @@ def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise KeyError("oops")
 
-    monkeypatch.setattr("controller.commands.deal.parse_script", broken)
+    monkeypatch.setattr("controller.cli.deal.parse_script", broken)
     monkeypatch.setattr(sys, "stdin", io.StringIO("AS"))
     monkeypatch.delenv("SABOT_DEBUG", raising=False)
     assert main(["deal", "-"]) == 70
@@ -110,8 +110,8 @@ def test_an_internal_error_is_one_line_not_a_traceback(capsys, monkeypatch):
 
 
 def _two_shoes() -> str:
-    from controller.script import format_script
-    from controller.shoe import dealt_until_shoe_end, shuffled_shoe
+    from controller.game.script import format_script
+    from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 
     first, second = (format_script(dealt_until_shoe_end(shuffled_shoe(1, seed=s), 1))
                      for s in (1, 2))

@@ -1,4 +1,4 @@
-from controller.health import Health
+from controller.service.health import Health
 
 
 def test_stale_camera_faults_once_and_stops_the_watchdog():

@@ -1,6 +1,6 @@
 """Irregularities 12.1-12.4 as DESIGN.md reads them, each reported with its rule."""
 
-from controller import observations as obs
+from controller.game import observations as obs
 from tests.controller.conftest import of_kind, run_script
 
 FOUR_CARD_ROUND = "2H 3D 4H 5D"  # player 6 stands, banker 8 natural

@@ -4,13 +4,13 @@ import sqlite3
 
 import pytest
 
-from controller import observations as obs
 from controller.cli import main
 from controller.errors import JournalError
-from controller.journal import Journal
-from controller.script import parse_script
-from controller.service import TableService
-from controller.verify import verify
+from controller.game import observations as obs
+from controller.game.script import parse_script
+from controller.journal.store import Journal
+from controller.journal.verify import verify
+from controller.service.table_service import TableService
 
 SETTINGS = {"decks": 8, "style": "A", "require_no_more_bets": False}
 SCRIPT = "AS 2C 2H 3D 4H 5D CUT KH KD 7S 8C"
@@ -152,7 +152,7 @@ def test_readers_open_the_journal_read_only_beside_the_writer(tmp_path):
 
 def rehash_from(path, start):
     """Re-chain every record from `start` on, as a forger without a key would."""
-    from controller.journal import GENESIS, record_hash
+    from controller.journal.store import GENESIS, record_hash
 
     with sqlite3.connect(path) as db:
         rows = db.execute("SELECT seq, ts_us, kind, cause, body, prev_hash, hash FROM records "

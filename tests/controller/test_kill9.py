@@ -7,10 +7,10 @@ import subprocess
 import sys
 import time
 
-from controller.journal import Journal
-from controller.script import format_script
-from controller.shoe import dealt_until_shoe_end, shuffled_shoe
-from controller.verify import verify
+from controller.game.script import format_script
+from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
+from controller.journal.store import Journal
+from controller.journal.verify import verify
 
 
 def three_shoes() -> str:

@@ -8,9 +8,9 @@ import subprocess
 import sys
 import time
 
-from controller.script import format_script
-from controller.shoe import dealt_until_shoe_end, shuffled_shoe
-from controller.verify import verify
+from controller.game.script import format_script
+from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
+from controller.journal.verify import verify
 from tests.controller.test_kill9 import events_of, records_in, wait_then_kill
 
 

@@ -1,8 +1,8 @@
 """Lamps are a pure function of the state (DESIGN.md "Lamps")."""
 
-from controller import observations as obs
-from controller.lamps import LAMP_NAMES, lamps
-from controller.table import Table
+from controller.game import observations as obs
+from controller.game.lamps import LAMP_NAMES, lamps
+from controller.game.table import Table
 
 
 def lamps_after(tokens: str, require_nmb: bool = False) -> list[frozenset]:

@@ -2,8 +2,8 @@
 
 from rich.console import Console
 
-from controller.live_view import shoe_rounds, table_view
-from controller.table import Table
+from controller.game.table import Table
+from controller.views.live import shoe_rounds, table_view
 
 
 def _round(n, result):

@@ -3,8 +3,8 @@ and the dealing styles that do not change the order of the cards."""
 
 import pytest
 
-from controller import observations as obs
-from controller.shoe import MIN_CUT_FROM_BACK, shuffled_shoe
+from controller.game import observations as obs
+from controller.game.shoe import MIN_CUT_FROM_BACK, shuffled_shoe
 from tests.controller.conftest import of_kind, run_script
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from controller.odds import round_probabilities
+from controller.game.odds import round_probabilities
 
 PUBLISHED = {
     8: {"banker": 0.458597, "player": 0.446247, "tie": 0.095156},

@@ -2,10 +2,10 @@ import threading
 
 import pytest
 
-from controller import observations as obs
-from controller.journal import Journal
-from controller.pipeline import Pipeline
-from controller.service import TableService
+from controller.game import observations as obs
+from controller.journal.store import Journal
+from controller.service.pipeline import Pipeline
+from controller.service.table_service import TableService
 
 SETTINGS = {"decks": 8, "style": "A", "require_no_more_bets": False}
 

@@ -5,10 +5,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller import observations as obs
-from controller.shoe import dealt_until_shoe_end, shuffled_shoe
-from controller.state import ENDED
-from controller.table import Table
+from controller.game import observations as obs
+from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
+from controller.game.state import ENDED
+from controller.game.table import Table
 
 EXTRAS = [obs.NoMoreBets(), obs.Disclosed(), obs.Ack(), obs.Cut(), obs.Unreadable("joker"),
           obs.NewShoe()]

@@ -1,7 +1,7 @@
 from controller.cli import main
-from controller.journal import Journal
-from controller.script import parse_script
-from controller.service import TableService
+from controller.game.script import parse_script
+from controller.journal.store import Journal
+from controller.service.table_service import TableService
 
 SETTINGS = {"decks": 8, "style": "A", "require_no_more_bets": True}
 

@@ -1,4 +1,4 @@
-from controller.roads import bead_plate, big_road, width
+from controller.game.roads import bead_plate, big_road, width
 
 
 def test_bead_plate_fills_columns_of_six():

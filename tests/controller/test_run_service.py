@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from controller.cli import main
-from controller.config import validate
 from controller.errors import ConfigError
-from controller.journal import Journal
-from controller.service_main import Service, camera_options
-from controller.verify import verify
+from controller.journal.store import Journal
+from controller.journal.verify import verify
+from controller.service.config import validate
+from controller.service.main import Service, camera_options
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.pty_shoe import PtyShoe
 from vision.decks import synthetic_deck

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from controller import observations as obs
-from controller.runtime import ShoeRuntime, observation_of
+from controller.game import observations as obs
+from controller.service.runtime import ShoeRuntime, observation_of
 from firmware_bridge import messages as link
 from hardware.camera import Frame
 from hardware.errors import CameraStalledError
@@ -127,8 +127,8 @@ def test_vision_events_map_to_observations():
 
 
 def test_link_state_is_reported_for_the_journal_and_read_back(tmp_path):
-    from controller.journal import Journal
-    from controller.replay import last_link_state
+    from controller.journal.replay import last_link_state
+    from controller.journal.store import Journal
 
     states = []
     runtime = ShoeRuntime(Collect(), EchoTracker(), ScriptedCamera([]),
@@ -182,3 +182,25 @@ def test_the_sensor_history_is_safe_while_the_serial_thread_appends_to_it():
         thread.join()
     assert errors == []
     assert not any(isinstance(o, obs.EquipmentFault) for o, _ in pipeline.submitted)
+
+
+class HalfSeenTracker(EchoTracker):
+    def flush(self):
+        return [seen.Unreadable("no two consecutive frames agreed on the card", 0)]
+
+
+def test_a_recording_that_ends_mid_card_reports_it_but_a_shutdown_does_not():
+    """A half-seen card at the end of a recording is unreadable (the table halts); at a
+    shutdown it was never decided and must not be journaled as unreadable (issue 9)."""
+    ended = Collect()
+    ShoeRuntime(ended, HalfSeenTracker(), ScriptedCamera([])).start()._thread.join(5)
+    assert [o.kind for o, _ in ended.submitted] == ["unreadable"]
+    class EndsAtShutdown:
+        def read(self):
+            runtime.stopping()  # the service stops while the camera waits for a frame
+            return None
+
+    stopped = Collect()
+    runtime = ShoeRuntime(stopped, HalfSeenTracker(), EndsAtShutdown())
+    runtime.start()._thread.join(5)
+    assert stopped.submitted == []

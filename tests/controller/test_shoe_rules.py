@@ -3,10 +3,10 @@
 
 import random
 
-from controller import observations as obs
-from controller.cards import ALL_CODES
-from controller.state import ENDED
-from controller.table import Table
+from controller.game import observations as obs
+from controller.game.cards import ALL_CODES
+from controller.game.state import ENDED
+from controller.game.table import Table
 from tests.controller.conftest import of_kind, run_script
 
 ROUND_OF_FOUR = "2H 3D 4H 5D"  # player 6 stands, banker 8 natural: complete in four cards
@@ -140,7 +140,7 @@ def test_rule_7_1_a_shoe_without_cut_card_ends_when_it_is_empty():
 
 def test_running_dry_mid_round_exits_3(capsys):
     from controller.cli import main
-    from controller.script import format_script
+    from controller.game.script import format_script
 
     for seed in range(60):
         stack = list(ALL_CODES)

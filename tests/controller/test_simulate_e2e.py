@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from controller.cli import main
-from controller.verify import verify
+from controller.journal.verify import verify
 
 SCRIPTS = {
     "cut_first_of_round_face_up_and_disclosed_excess": (

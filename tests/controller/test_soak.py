@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from controller.script import format_script
-from controller.shoe import dealt_until_shoe_end, shuffled_shoe
+from controller.game.script import format_script
+from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 
 
 def cli(*args, stdin=None):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from controller.tableau import banker_draws, next_hand, result
+from controller.game.tableau import banker_draws, next_hand, result
 from tests.controller.conftest import of_kind, run_script
 
 RANK_OF_VALUE = {0: "K", 1: "A", 2: "2", 3: "3", 4: "4", 5: "5", 6: "6", 7: "7", 8: "8", 9: "9"}

@@ -2,7 +2,7 @@ import argparse
 import io
 import threading
 
-from controller.commands import emulate_shoe
+from controller.cli import emulate_shoe
 from firmware_bridge.messages import ButtonPressed, CardGone, CardPresent, LidChanged, LinkUp
 
 

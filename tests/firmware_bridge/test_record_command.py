@@ -4,7 +4,7 @@ import json
 import cv2
 import numpy as np
 
-from controller.commands import record
+from controller.cli import record
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.link import Link
 from firmware_bridge.messages import CardPresent

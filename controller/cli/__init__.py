@@ -1,0 +1,109 @@
+"""`sabot` command line: one subcommand per module of this package
+(`controller/cli/<command>.py`, each with `register(subparsers)`).
+
+Each command module defines `register(subparsers)`, which adds its parser and sets `func`
+(taking the parsed arguments, returning an exit status). New commands need no edit here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import signal
+import sys
+import threading
+
+from controller.errors import SabotError
+
+EXIT_INTERNAL = 70  # EX_SOFTWARE
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean 'the user asked for something wrong', from every package."""
+    errors: list[type[BaseException]] = [SabotError, OSError]
+    for module_name, attr in (
+        ("vision.errors", "VisionError"),
+        ("firmware_bridge.errors", "LinkError"),
+        ("hardware.errors", "HardwareError"),
+    ):
+        try:
+            errors.append(getattr(importlib.import_module(module_name), attr))
+        except (ImportError, AttributeError):
+            continue
+    return tuple(errors)
+
+
+def command_modules() -> list[str]:
+    return sorted(info.name for info in pkgutil.iter_modules(__path__)
+                  if not info.name.startswith("_"))
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every command, or with `only` that one: a command's heavy imports
+    (OpenCV, numpy, pyserial) then cost nothing to the others, such as `deal`."""
+    parser = argparse.ArgumentParser(
+        prog="sabot",
+        description="Sabot: the software of an electronic baccarat shoe.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in [only] if only else command_modules():
+        importlib.import_module(f"controller.cli.{name}").register(subparsers)
+    return parser
+
+
+def _requested_command(argv: list[str]) -> str | None:
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    module = first.replace("-", "_") if first else None
+    return module if module in command_modules() else None
+
+
+def _thread_error_in_one_line(hook: threading.ExceptHookArgs) -> None:
+    """A worker thread's bug is reported like the main thread's: one line, no traceback."""
+    if os.environ.get("SABOT_DEBUG"):
+        threading.__excepthook__(hook)
+        return
+    name = hook.thread.name if hook.thread else "a thread"
+    print(f"sabot: internal error in {name}: {hook.exc_type.__name__}: {hook.exc_value} "
+          "(run with SABOT_DEBUG=1 to see where; please report it)", file=sys.stderr)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (a BaseException, like KeyboardInterrupt, so nothing swallows it)."""
+
+
+def _terminated(signum, frame):
+    raise Terminated
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    threading.excepthook = _thread_error_in_one_line
+    parser = build_parser(_requested_command(argv))
+    args = parser.parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM unwinds like Ctrl-C, so what a command opened is closed in order (the
+        # service installs its own handlers and stops at its own pace).
+        signal.signal(signal.SIGTERM, _terminated)
+    try:
+        return int(args.func(args) or 0)
+    except Terminated:
+        print("sabot: stopped by SIGTERM", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    except KeyboardInterrupt:
+        print("sabot: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `sabot deal | head`); that is not an error of ours.
+        sys.stderr.close()
+        return 0
+    except _user_errors() as error:
+        print(f"sabot {args.command}: {error}", file=sys.stderr)
+        return getattr(error, "exit_status", 1)
+    except Exception as error:  # noqa: BLE001 - a bug of ours: say so in one line
+        if os.environ.get("SABOT_DEBUG"):
+            raise
+        print(f"sabot {args.command}: internal error: {type(error).__name__}: {error} "
+              "(run with SABOT_DEBUG=1 to see where; please report it)", file=sys.stderr)
+        return EXIT_INTERNAL

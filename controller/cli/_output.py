@@ -1,0 +1,66 @@
+"""How commands print table events: JSON lines, or the readable lines of `render`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+
+from controller.game.state import BURN, ROUND
+from controller.game.table import Table
+from controller.views.text import describe, summary
+
+EXIT_OK, EXIT_OUT_OF_CARDS, EXIT_HALTED = 0, 3, 4
+
+
+class EventPrinter:
+    """Prints events as they come. In text, each shoe gets its own summary and bead plate
+    when it ends (a new shoe's rounds are not counted with the last one's); what is left
+    when the input ends is summed up by `close`."""
+
+    def __init__(self, as_json: bool):
+        self.as_json = as_json
+        self.rounds: list[dict] = []  # of the shoe being dealt
+        self._summed = False
+
+    def __call__(self, event: dict) -> None:
+        if event["event"] == "round":
+            self.rounds.append(event)
+        if self.as_json:
+            sys.stdout.write(json.dumps(event, separators=(", ", ": ")) + "\n")
+            return
+        line = describe(event)
+        if line is not None:
+            print(line)
+        if event["event"] == "shoe_end":
+            self._sum_up()
+
+    def _sum_up(self) -> None:
+        print(summary(self.rounds))
+        self.rounds, self._summed = [], True
+
+    def close(self) -> None:
+        if not self.as_json and (self.rounds or not self._summed):
+            self._sum_up()
+
+
+Printer = Callable[[dict], None]
+
+
+def finish(table: Table) -> tuple[int, dict | None]:
+    """The exit status for how the input left the table, and the `input_end` event that says
+    so when it stopped in the middle of something (None when it ended cleanly)."""
+    state = table.state
+    if state.halted:
+        return EXIT_HALTED, {
+            "event": "input_end", "round": state.round_number, "phase": state.phase,
+            "reason": f"the input ended with the table halted on {len(state.faults)} "
+                      f"fault(s), the first: {state.faults[0]}"}
+    if state.phase in (ROUND, BURN) and (state.player or state.burn_cards):
+        where = f"round {state.round_number}" if state.phase == ROUND else "the burn"
+        return EXIT_OUT_OF_CARDS, {
+            "event": "input_end", "round": state.round_number, "phase": state.phase,
+            "reason": f"the cards ran out in the middle of {where}"}
+    if state.ran_dry:
+        return EXIT_OUT_OF_CARDS, None  # the shoe_exhausted event has said so
+    return EXIT_OK, None

@@ -1,0 +1,141 @@
+"""`sabot enroll`: learn a deck design from one sample per card (DESIGN.md contract), or
+from a recording of one fresh deck run through the shoe in a known order."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+from controller.errors import InputError
+from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
+from controller.service.recording import open_recording
+from vision.enrol import TRAIN_VIEWS, enrolment
+from vision.profile import save_profile
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "enroll",
+        help="learn a deck design from one sample per card",
+        description="Enrol a deck design and cut card: SAMPLES_DIR holds one image per card "
+        "named by its code (AS.png, 10H.png, TD.jpg; all 52), either a reading window or a "
+        "whole card face as the deck's artwork ships (the window is cut from it), plus "
+        "back*.png, cut*.png and optionally empty*.png and joker*.png. Views of each across "
+        "the camera envelope are learned and others read to calibrate when a reading is "
+        "trusted. Other file names and a missing back or cut card are noted, not fatal. "
+        "Writes the profile (.npz) that `sabot read` and the service use. Exit status 2 on "
+        "bad input. With --recording instead of SAMPLES_DIR, the samples are cut from the "
+        "frames of `sabot record`: one fresh deck run through the shoe in the order --order "
+        "names, one passage per card.",
+    )
+    parser.add_argument("samples_dir", metavar="SAMPLES_DIR", nargs="?",
+                        help="directory of sample images")
+    parser.add_argument("--recording", metavar="REC", help="a recording of `sabot record` "
+                        "(camera, and the shoe's link if it has a card sensor) of one deck")
+    parser.add_argument("--order", default="new-deck", metavar="ORDER",
+                        help="the order the recorded cards came out: "
+                        f"{', '.join(ORDERS)} (default new-deck: spades A-K, diamonds A-K, "
+                        "clubs K-A, hearts K-A), a file, or the tokens in the `sabot deal` "
+                        "language (^ before a card dealt face up: its back is seen; CUT; "
+                        "JOKER)")
+    parser.add_argument("--window", type=_window, metavar="X,Y,W,H", help="the reading window "
+                        "in the recorded frames (default: [camera] window of --config, or "
+                        "the whole frame)")
+    parser.add_argument("--config", metavar="PATH", help="the config of `sabot run` to take "
+                        "the reading window from")
+    parser.add_argument("--keep-samples", metavar="DIR", help="keep the samples cut from the "
+                        "recording in DIR (to look at, or to enrol again without it)")
+    parser.add_argument("--out", required=True, metavar="PROFILE", help="profile file to write")
+    parser.add_argument("--views", type=_views, default=TRAIN_VIEWS, metavar="N",
+                        help=f"views learned per card (default {TRAIN_VIEWS}; fewer is faster "
+                        "and reads fewer cards with confidence)")
+    parser.add_argument("--sheet", metavar="PNG", help="also draw a contact sheet: what was "
+                        "enrolled and the held-back views read wrong or not read")
+    parser.set_defaults(func=run)
+
+
+def _views(text: str) -> int:
+    import argparse  # noqa: PLC0415 - only for the error
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 2 <= value <= 400:
+        raise argparse.ArgumentTypeError(f"{value} views: give 2 to 400")
+    return value
+
+
+def _window(text: str) -> tuple[int, int, int, int]:
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 4 or min(values) < 0 or min(values[2:]) < 16:
+        raise argparse.ArgumentTypeError(f"{text!r}: give X,Y,W,H in pixels (W, H >= 16)")
+    return values  # type: ignore[return-value]
+
+
+def run(args) -> int:
+    if (args.samples_dir is None) == (args.recording is None):
+        raise InputError("give either SAMPLES_DIR or --recording REC (not both)")
+    with ExitStack() as stack:
+        samples_dir = args.samples_dir
+        if args.recording:
+            samples_dir = _samples_of_recording(args, stack)
+        return _enrol(args, samples_dir)
+
+
+def _samples_of_recording(args, stack: ExitStack) -> str:
+    items = parse_order(args.order)
+    window = args.window
+    if window is None and args.config:
+        from controller.service.config import load_config  # noqa: PLC0415 - only when asked for
+
+        window = tuple(load_config(args.config)["camera"]["window"])
+    recording = open_recording(args.recording)
+    out = (Path(args.keep_samples) if args.keep_samples
+           else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sabot-enrol-"))))
+    if args.keep_samples and out.exists() and any(out.iterdir()):
+        raise InputError(f"--keep-samples {out}: not empty; choose a new directory")
+    for note in write_recorded_samples(recording, items, out, window):
+        print(f"note: {note}", file=sys.stderr)
+    if args.keep_samples:
+        print(f"samples cut from the recording -> {out}", file=sys.stderr)
+    return str(out)
+
+
+def _enrol(args, samples_dir: str) -> int:
+    console = Console(stderr=True)
+    start = time.perf_counter()
+    columns = (TextColumn("enrolling"), BarColumn(), TextColumn("{task.completed}/{task.total}"
+                                                                " views"), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True,
+                  disable=not console.is_terminal) as progress:
+        task = progress.add_task("enrol", total=None)
+        result = enrolment(samples_dir, views=args.views,
+                           progress=lambda done, total: progress.update(task, completed=done,
+                                                                        total=total))
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    save_profile(result.profile, args.out)
+    p = result.profile
+    kinds = [str(k) for k in p.kind_classes if str(k) in ("back", "cut", "empty")]
+    print(f"enrolled {len(p.likeness)} cards and {', '.join(kinds)} in "
+          f"{time.perf_counter() - start:.1f} s -> {args.out}", file=sys.stderr)
+    print(f"held-back views: {p.held_accepted:.1%} of {p.held_views} cards read with "
+          f"confidence (similarity >= {p.card_score:.2f}, lead >= {p.card_margin:.2f}); "
+          f"{p.held_wrong} read wrong before the thresholds, none after; "
+          f"margin found {p.separation:+.2f}", file=sys.stderr)
+    if args.sheet:
+        from vision.sheet import write_sheet  # noqa: PLC0415 - only when asked for
+
+        print(f"sheet -> {write_sheet(result, args.sheet)}", file=sys.stderr)
+    return 0

@@ -1,1 +1,0 @@
-"""Subcommands of `sabot`: one module each, discovered by `controller.cli`."""

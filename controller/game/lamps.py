@@ -1,0 +1,58 @@
+"""Lamps as a pure function of the table state (names from DESIGN.md)."""
+
+from __future__ import annotations
+
+from controller.game.state import ENDED, ROUND, TableState
+from controller.game.tableau import BANKER, PLAYER
+
+LAMP_NAMES = (
+    "player_draw",
+    "player_stand",
+    "banker_draw",
+    "banker_stand",
+    "player_win",
+    "banker_win",
+    "tie",
+    "last_coup",
+    "no_bets",
+    "shuffle",
+    "fault",
+)
+
+_RESULT_LAMP = {PLAYER: "player_win", BANKER: "banker_win", "tie": "tie"}
+
+
+def lamps(state: TableState) -> frozenset[str]:
+    lit: set[str] = set()
+    if state.halted:
+        lit.add("fault")
+    if state.phase == ENDED:
+        lit.add("shuffle")
+    elif state.last_coup:
+        lit.add("last_coup")
+    if state.phase == ROUND and state.void or _void_just_completed(state):
+        lit.add("no_bets")
+    if not state.halted:  # a halted table shows the dealer nothing to act on
+        lit |= _hand_lamps(state)
+    return frozenset(lit)
+
+
+def _hand_lamps(state: TableState) -> set[str]:
+    if state.phase == ROUND:
+        if len(state.player) + len(state.banker) < 4:
+            return set()  # the initial deal: no decision yet
+        owed = state.next_hand()
+        if owed == PLAYER:
+            return {"player_draw"}  # the banker's decision waits for the player's third card
+        if owed == BANKER:
+            return {"player_stand", "banker_draw"}
+        return {"player_stand", "banker_stand"}
+    if _void_just_completed(state):
+        return {"player_stand", "banker_stand"}  # no winner to pay: the hand was void
+    if state.last_result is not None:
+        return {"player_stand", "banker_stand", _RESULT_LAMP[state.last_result["result"]]}
+    return set()
+
+
+def _void_just_completed(state: TableState) -> bool:
+    return state.phase != ROUND and state.last_result is not None and state.last_result["void"]

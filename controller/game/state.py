@@ -1,0 +1,89 @@
+"""The table's state: plain data, read by the lamps function and the displays."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from controller.game.cards import CARDS_PER_DECK, hand_total, point_value
+from controller.game.tableau import next_hand
+
+BURN, BETWEEN, ROUND, ENDED = "burn", "between", "round", "ended"
+
+
+@dataclass
+class TableState:
+    decks: int = 8
+    style: str = "A"
+    require_no_more_bets: bool = True
+
+    shoe: int = 1
+    phase: str = BURN
+    rounds: int = 0  # rounds completed this shoe, void hands included
+
+    burn_cards: list[str] = field(default_factory=list)
+    counts: Counter = field(default_factory=Counter)  # per card code, this shoe
+    cards_drawn: int = 0  # everything that left the shoe this shoe, cutting cards excepted
+
+    player: list[str] = field(default_factory=list)
+    banker: list[str] = field(default_factory=list)
+    void: bool = False
+    bets_closed: bool = False
+    held: list[tuple[str, str]] = field(default_factory=list)  # (card, rule) excess cards
+    last_drawn_to: str | None = None  # where the last card went: burn/round/held/set_aside
+    last_result: dict | None = None  # the round just completed, until the next one starts
+
+    cut_seen: bool = False
+    cut_during_round: bool = False  # rule 9.7: announce "Last coup" when this round completes
+    last_coup: bool = False  # announced; the shoe ends after the next non-void round
+    last_coup_rule: str = ""  # 9.7 or 9.8
+    ran_dry: bool = False  # the shoe ran out of cards in the middle of a round
+
+    faults: list[str] = field(default_factory=list)
+    set_aside: list[str] = field(default_factory=list)  # awaiting the supervisor's ACK
+
+    # Where every card that left the shoe ended up, over all shoes: burn, round, set_aside,
+    # discarded (held excess cards when the cards were replaced), abandoned (shoe ran dry).
+    ledger: Counter = field(default_factory=Counter)
+
+    @property
+    def halted(self) -> bool:
+        return bool(self.faults)
+
+    @property
+    def round_number(self) -> int:
+        """The number of the round in progress, or of the next one."""
+        return self.rounds + 1
+
+    @property
+    def cards_left(self) -> int:
+        return max(0, self.decks * CARDS_PER_DECK - self.cards_drawn)
+
+    @property
+    def cards_in_play(self) -> int:
+        """Cards drawn but not yet in the ledger (burn in progress, round, held)."""
+        return len(self.burn_cards) + len(self.player) + len(self.banker) + len(self.held)
+
+    def next_hand(self) -> str | None:
+        if self.phase != ROUND:
+            return None
+        return next_hand(
+            [point_value(c) for c in self.player], [point_value(c) for c in self.banker]
+        )
+
+    def snapshot(self) -> dict:
+        """A JSON-ready summary for displays and the surveillance room."""
+        return {
+            "shoe": self.shoe,
+            "phase": self.phase,
+            "round": self.round_number,
+            "player": list(self.player),
+            "banker": list(self.banker),
+            "player_total": hand_total(self.player),
+            "banker_total": hand_total(self.banker),
+            "void": self.void,
+            "held": [card for card, _ in self.held],
+            "last_coup": self.last_coup,
+            "faults": list(self.faults),
+            "cards_left": self.cards_left,
+        }

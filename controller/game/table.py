@@ -1,0 +1,318 @@
+"""The table: the NZ baccarat rules as a deterministic state machine.
+
+`Table.apply(observation) -> list[event]` is the whole core: no I/O, no clock, no threads.
+Replaying the same observations always yields the same events and the same state. Events
+are JSON-ready dicts (`{"event": "round", ...}`), the contract of `sabot deal --json`.
+"""
+
+from __future__ import annotations
+
+from controller.errors import InputError
+from controller.game import observations as obs
+from controller.game.cards import burn_value, hand_total, parse_card
+from controller.game.lamps import lamps
+from controller.game.state import BETWEEN, BURN, ENDED, ROUND, TableState
+from controller.game.tableau import PLAYER, is_natural, result
+
+STYLES = ("A", "B")
+
+
+class Table:
+    def __init__(self, decks: int = 8, style: str = "A", require_no_more_bets: bool = True):
+        if not 1 <= decks <= 12:
+            raise InputError(f"decks must be between 1 and 12, not {decks}")
+        if style not in STYLES:
+            raise InputError(f"dealing style must be A or B (rules 9.9, 9.10), not {style!r}")
+        self.state = TableState(
+            decks=decks, style=style, require_no_more_bets=require_no_more_bets
+        )
+        self._events: list[dict] = []
+
+    def lamps(self) -> frozenset[str]:
+        return lamps(self.state)
+
+    def apply(self, observation: obs.Observation) -> list[dict]:
+        before = lamps(self.state)
+        self._events = []
+        getattr(self, f"_on_{observation.kind}")(observation)
+        self._check_exhausted()
+        after = lamps(self.state)
+        if after != before:
+            self._emit("lamps", on=sorted(after))
+        return self._events
+
+    # -- events ------------------------------------------------------------------------
+
+    def _emit(self, name: str, **fields) -> None:
+        self._events.append({"event": name, **fields})
+
+    def _notice(self, message: str, **fields) -> None:
+        """Something that changes nothing but that the dealer or surveillance should see."""
+        self._emit("notice", message=message, **fields)
+
+    def _irregularity(self, rule: str, message: str, **fields) -> None:
+        self._emit("irregularity", rule=rule, message=message, round=self.state.round_number,
+                   **fields)
+
+    def _fault(self, reason: str, card: str | None = None) -> None:
+        s = self.state
+        s.faults.append(reason)
+        if card is not None:
+            s.set_aside.append(card)
+            s.ledger["set_aside"] += 1
+            s.last_drawn_to = "set_aside"
+        self._emit("fault", reason=reason, card=card, round=s.round_number)
+
+    # -- observations ------------------------------------------------------------------
+
+    def _on_card(self, o: obs.Card) -> None:
+        s = self.state
+        card = parse_card(o.card)
+        s.counts[card] += 1
+        if s.counts[card] <= s.decks:
+            s.cards_drawn += 1  # a foreign copy beyond the decks does not empty the shoe
+        if s.counts[card] > s.decks:
+            article = "an" if s.decks in (8, 11) else "a"
+            self._fault(f"{card} seen {s.counts[card]} times in {article} {s.decks}-deck shoe",
+                        card)
+        elif s.halted:
+            self._fault(f"{card} drawn while the table is halted", card)
+        elif s.phase == ENDED:
+            self._fault(f"{card} drawn after the end of the shoe (rule 7.1: no more cards "
+                        f"until the cards are reshuffled or replaced)", card)
+        elif s.phase == BURN:
+            self._burn(card)
+        elif s.phase == BETWEEN:
+            self._card_between_rounds(card, o.face_up)
+        else:
+            self._deal(card, face_up=o.face_up)
+
+    def _on_unreadable(self, o: obs.Unreadable) -> None:
+        self.state.cards_drawn += 1
+        self._fault(f"unreadable card: {o.reason}", "??")
+
+    def _on_equipment_fault(self, o: obs.EquipmentFault) -> None:
+        self._fault(o.reason)
+
+    def _on_cut(self, _: obs.Cut) -> None:
+        s = self.state
+        if s.phase == BURN:
+            self._fault("cutting card drawn during the burn (rule 7.3 places it at least "
+                        "twenty cards from the back): check the shoe; after the "
+                        "acknowledgement the first round is the last")
+            s.cut_seen = True
+            self._announce_last_coup("9.8")
+        elif s.phase == ENDED or s.cut_seen:
+            self._notice("second cutting card set aside (rule 7.3)")
+        elif s.phase == ROUND or s.held:
+            s.cut_seen = s.cut_during_round = True
+            self._emit("cut_card", rule="9.7", round=s.round_number)
+        else:
+            s.cut_seen = True
+            self._emit("cut_card", rule="9.8", round=s.round_number)
+            self._announce_last_coup("9.8")
+
+    def _on_no_more_bets(self, _: obs.NoMoreBets) -> None:
+        s = self.state
+        if s.phase != BETWEEN or s.bets_closed or s.halted:
+            self._notice(f"\"No more bets\" ignored: the table is {self._situation()}")
+            return
+        s.bets_closed = True
+        s.last_result = None
+        self._emit("no_more_bets", round=s.round_number)
+        if s.held:  # rules 12.1(b), 12.2(a): held excess cards open the round
+            self._start_round(void=False)
+            while s.held and s.phase == ROUND:
+                card, _rule = s.held.pop(0)
+                self._deal(card, face_up=False, from_held=True)
+
+    def _on_disclosed(self, _: obs.Disclosed) -> None:
+        s = self.state
+        if s.halted:
+            self._notice("disclosure ignored while the table is halted")
+        elif s.phase == BETWEEN and s.held and s.last_drawn_to == "held":
+            card, rule = s.held.pop()
+            rule = {"12.1(b)": "12.1(b)", "12.2(a)": "12.2(b)"}[rule]
+            self._irregularity(rule, f"excess card {card} was disclosed: \"No bets this "
+                               "hand\", a void hand is dealt starting with it", card=card)
+            self._start_round(void=True)
+            self._deal(card, face_up=False)
+        elif (s.phase == ROUND and not s.require_no_more_bets and not s.void
+              and len(s.player) + len(s.banker) == 1 and s.last_drawn_to == "round"):
+            # Without "No more bets" calls the shoe cannot tell an excess card from the
+            # first card of a round: a disclosed first card voids the round as rule 12.2(b).
+            s.void = True
+            self._irregularity("12.2(b)", f"first card {s.player[0]} was disclosed: \"No bets "
+                               "this hand\", the round is a void hand", card=s.player[0])
+        else:
+            self._notice(f"disclosure changes nothing: the table is {self._situation()}")
+
+    def _on_ack(self, _: obs.Ack) -> None:
+        s = self.state
+        if not s.halted:
+            self._notice("acknowledgement ignored: there is no fault")
+            return
+        self._emit("ack", faults=list(s.faults), set_aside=list(s.set_aside))
+        s.faults.clear()
+        s.set_aside.clear()
+
+    def _on_new_shoe(self, _: obs.NewShoe) -> None:
+        s = self.state
+        if s.halted:
+            self._notice("new shoe refused: acknowledge the fault first")
+            return
+        if s.phase == ROUND:
+            self._notice("new shoe refused: finish the round first (rule 7.6 replaces the "
+                         "cards after a round)")
+            return
+        if s.phase != ENDED:
+            s.ledger["discarded"] += len(s.held) + len(s.burn_cards)
+            self._emit("shoe_end", rounds=s.rounds, cards_left=s.cards_left,
+                       reason="cards replaced (rule 7.6)")
+        fresh = TableState(decks=s.decks, style=s.style,
+                           require_no_more_bets=s.require_no_more_bets,
+                           shoe=s.shoe + 1, ledger=s.ledger)
+        self.state = fresh
+        self._emit("new_shoe", shoe=fresh.shoe, decks=fresh.decks, style=fresh.style)
+
+    # -- the shoe ----------------------------------------------------------------------
+
+    def _burn(self, card: str) -> None:
+        """Rule 7.4: show the first card, then burn as many more as its value (rule 7.5)."""
+        s = self.state
+        s.burn_cards.append(card)
+        s.last_drawn_to = "burn"
+        if len(s.burn_cards) == burn_value(s.burn_cards[0]) + 1:
+            self._emit("burn", cards=list(s.burn_cards))
+            s.ledger["burn"] += len(s.burn_cards)
+            s.burn_cards.clear()
+            s.phase = BETWEEN
+
+    def _card_between_rounds(self, card: str, face_up: bool) -> None:
+        s = self.state
+        first_of_round = not s.held
+        if face_up and first_of_round:
+            self._irregularity("12.3", f"first card {card} of the round was found face up: "
+                               "\"No bets this hand\", a void hand is dealt starting with it",
+                               card=card)
+            self._start_round(void=True)
+            self._deal(card, face_up=False)
+        elif face_up and s.require_no_more_bets and not s.bets_closed:
+            self._irregularity("12.2(b)", f"excess card {card} was found face up (disclosed): "
+                               "\"No bets this hand\", a void hand is dealt starting with it",
+                               card=card)
+            self._start_round(void=True)
+            self._deal(card, face_up=False)
+        elif s.require_no_more_bets and not s.bets_closed:
+            completed = s.last_result
+            rule = ("12.1(b)" if first_of_round and completed is not None
+                    and len(completed["player"]) + len(completed["banker"]) == 4
+                    else "12.2(a)")
+            s.held.append((card, rule))
+            s.last_drawn_to = "held"
+            self._irregularity(rule, f"excess card {card} drawn before \"No more bets\": held "
+                               "as a first card of the next round", card=card)
+        else:
+            self._start_round(void=False)
+            self._deal(card, face_up=face_up)
+
+    def _start_round(self, void: bool) -> None:
+        s = self.state
+        s.phase = ROUND
+        s.void = void
+        s.last_result = None
+        s.player.clear()
+        s.banker.clear()
+
+    def _deal(self, card: str, face_up: bool, from_held: bool = False) -> None:
+        s = self.state
+        hand = s.next_hand()
+        (s.player if hand == PLAYER else s.banker).append(card)
+        s.last_drawn_to = "round"
+        self._emit("card", card=card, hand=hand, round=s.round_number,
+                   **({"held": True} if from_held else {}))
+        if face_up:
+            self._irregularity("12.4", f"{card} was found face up in the shoe during the "
+                               "round: it is used in the round", card=card)
+        if s.next_hand() is None:
+            self._complete_round()
+
+    def _complete_round(self) -> None:
+        s = self.state
+        s.rounds += 1
+        player_total, banker_total = hand_total(s.player), hand_total(s.banker)
+        outcome = {
+            "round": s.rounds,
+            "player": list(s.player),
+            "banker": list(s.banker),
+            "player_total": player_total,
+            "banker_total": banker_total,
+            "natural": is_natural(hand_total(s.player[:2])) or is_natural(
+                hand_total(s.banker[:2])),
+            "result": result(player_total, banker_total),
+            "void": s.void,
+        }
+        self._emit("round", **outcome)
+        s.ledger["round"] += len(s.player) + len(s.banker)
+        s.last_result = outcome
+        s.phase = BETWEEN
+        s.bets_closed = False
+        was_void, s.void = s.void, False
+        s.player.clear()
+        s.banker.clear()
+        if s.last_coup and not was_void:
+            self._end_shoe()
+        elif s.last_coup:  # a void hand is not the last round: the next one is
+            self._emit("last_coup", round=s.round_number, rule=s.last_coup_rule,
+                       after_void_round=s.rounds)
+        elif s.cut_during_round:
+            s.cut_during_round = False
+            self._announce_last_coup("9.7")
+
+    def _announce_last_coup(self, rule: str) -> None:
+        s = self.state
+        s.last_coup = True
+        s.last_coup_rule = rule
+        self._emit("last_coup", round=s.round_number, rule=rule)
+
+    def _end_shoe(self, reason: str | None = None) -> None:
+        s = self.state
+        s.phase = ENDED
+        s.last_coup = False
+        if s.held:
+            cards = [card for card, _ in s.held]
+            s.ledger["discarded"] += len(cards)
+            s.held.clear()
+            self._notice(f"held excess card(s) {' '.join(cards)} set aside: the cards are "
+                         "reshuffled or replaced before the next round (rule 12.2(a))")
+        if s.style == "B":
+            next_step = "remove the remaining cards and continue with new cards (rules 11.1, 11.2)"
+        else:
+            next_step = "reshuffle the cards (rule 7.1)"
+        fields = {"reason": reason} if reason else {}
+        self._emit("shoe_end", rounds=s.rounds, cards_left=s.cards_left, next=next_step,
+                   **fields)
+
+    def _check_exhausted(self) -> None:
+        """No card left in the shoe: the round in progress cannot finish, and between rounds
+        no new one can start; either way the shoe is over (rule 7.1)."""
+        s = self.state
+        if s.cards_left > 0 or s.phase not in (ROUND, BETWEEN) or s.halted:
+            return
+        if s.phase == ROUND:
+            s.ledger["abandoned"] += len(s.player) + len(s.banker)
+            s.ran_dry = True
+            self._emit("shoe_exhausted", round=s.round_number,
+                       player=list(s.player), banker=list(s.banker))
+            s.player.clear()
+            s.banker.clear()
+            self._end_shoe(reason="the shoe ran out of cards in the middle of a round")
+        else:
+            self._end_shoe(reason="the shoe is empty")
+
+    def _situation(self) -> str:
+        s = self.state
+        if s.halted:
+            return "halted"
+        return {BURN: "burning cards", BETWEEN: "between rounds",
+                ROUND: f"dealing round {s.round_number}", ENDED: "at the end of the shoe"}[s.phase]

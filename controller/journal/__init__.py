@@ -1,0 +1,3 @@
+"""The journal: the hash-chained SQLite store, replaying it through the rules, verifying it.
+Imports only `game`.
+"""

@@ -1,0 +1,113 @@
+"""Replaying a journal through the table: the one way state is rebuilt after a restart."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from controller.errors import JournalError
+from controller.game.observations import Observation, Unreadable, observation_from_dict
+from controller.game.script import format_script
+from controller.game.table import Table
+from controller.journal.store import Journal
+
+TABLE_SETTINGS = ("decks", "style", "require_no_more_bets")
+
+
+@dataclass
+class Replayed:
+    table: Table
+    observations: list[tuple[int, Observation]] = field(default_factory=list)
+    # Events the journal holds, and the ones the table produced again, per observation seq.
+    recorded: dict[int, list[dict]] = field(default_factory=dict)
+    produced: dict[int, list[dict]] = field(default_factory=dict)
+
+    @property
+    def unfinished(self) -> int | None:
+        """The last observation if the journal stopped before its events were written."""
+        if not self.observations:
+            return None
+        seq, _ = self.observations[-1]
+        if self.produced[seq] and not self.recorded.get(seq):
+            return seq
+        return None
+
+    def first_mismatch(self) -> tuple[int, list[dict], list[dict]] | None:
+        for seq, _ in self.observations:
+            recorded = self.recorded.get(seq, [])
+            if seq == self.unfinished:
+                continue
+            if recorded != self.produced[seq]:
+                return seq, recorded, self.produced[seq]
+        return None
+
+
+def table_settings(journal: Journal) -> dict | None:
+    first = next(journal.records(), None)
+    if first is None:
+        return None
+    if first.kind != "meta" or "table" not in first.body:
+        raise JournalError(f"{journal.path}: record 1 is not the table settings")
+    settings = first.body["table"]
+    missing = [key for key in TABLE_SETTINGS if key not in settings]
+    if missing:
+        raise JournalError(f"{journal.path}: table settings lack {', '.join(missing)}")
+    return {key: settings[key] for key in TABLE_SETTINGS}
+
+
+def replay(journal: Journal) -> Replayed:
+    settings = table_settings(journal)
+    if settings is None:
+        raise JournalError(f"{journal.path}: the journal is empty")
+    replayed = Replayed(Table(**settings))
+    for record in journal.records(after=1):
+        if record.kind == "observation":
+            try:
+                observation = observation_from_dict(record.body)
+            except (ValueError, TypeError) as error:
+                raise JournalError(f"{journal.path}: record {record.seq}: {error}") from None
+            replayed.observations.append((record.seq, observation))
+            replayed.produced[record.seq] = replayed.table.apply(observation)
+        elif record.kind == "event":
+            replayed.recorded.setdefault(record.cause, []).append(record.body)
+    return replayed
+
+
+def check_same_input(path: str, journaled: list[Observation], planned: list[Observation]) -> None:
+    """A journal can only be resumed by the input that started it: its observations must be
+    the start of `planned`. (An unreadable card's reason is the camera's words, not the
+    input's, so only its kind is compared.)"""
+    if len(journaled) > len(planned):
+        raise JournalError(f"{path}: the journal holds {len(journaled)} observations, more "
+                           f"than the input's {len(planned)}: it is another input's")
+    for index, (old, new) in enumerate(zip(journaled, planned, strict=False), start=1):
+        same = (isinstance(old, Unreadable) and isinstance(new, Unreadable)) or old == new
+        if not same:
+            was, wanted = format_script([old]).strip(), format_script([new]).strip()
+            raise JournalError(f"{path}: observation {index} of the journal is {was}, the "
+                               f"input has {wanted} there: the journal belongs to another "
+                               "input (start a new journal, or give the input that made it)")
+
+
+def last_link_state(journal: Journal) -> tuple[int, int] | None:
+    """(MCU boot id, last card counter) from the newest `link` record, for `Link(resume=)`."""
+    state = None
+    for record in journal.records():
+        if record.kind == "link":
+            state = (record.body["boot_id"], record.body["card_counter"])
+    return state
+
+
+def check_journal_continues(path: str, planned: list[Observation]) -> None:
+    """Refuse, before anything is written, a journal that another input started."""
+    if not os.path.exists(path):
+        return
+    with Journal(path, create=False) as journal:
+        journaled = []
+        for record in journal.records():
+            if record.kind == "observation":
+                try:
+                    journaled.append(observation_from_dict(record.body))
+                except (ValueError, TypeError) as error:
+                    raise JournalError(f"{path}: record {record.seq}: {error}") from None
+    check_same_input(path, journaled, planned)

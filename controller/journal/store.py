@@ -1,0 +1,193 @@
+"""The journal: an append-only, hash-chained SQLite log of everything the table saw and did.
+
+WAL mode with synchronous=FULL: a record is on disk when `append` returns. Each record holds
+the SHA-256 of the previous one, so any edit, insertion or deletion breaks the chain at the
+first record it touches (`controller.journal.verify`). Two limits: cutting off the newest records
+cannot be seen from the file alone (the newest hash must be kept elsewhere, e.g. by
+surveillance), and without a key a forger can re-chain everything, which replaying the
+observations through the rules then has to catch.
+
+Record kinds: `meta` (the table settings, first), `observation` (journaled before it is
+applied), `event` (with `cause`, the sequence number of the observation that produced it)
+and `link` (the shoe microcontroller's boot id and card counter, so a restarted service knows
+which card reports it has already seen).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from controller.errors import JournalError
+
+GENESIS = "0" * 64
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    seq       INTEGER PRIMARY KEY,
+    ts_us     INTEGER NOT NULL,
+    kind      TEXT    NOT NULL,
+    cause     INTEGER,
+    body      TEXT    NOT NULL,
+    prev_hash TEXT    NOT NULL,
+    hash      TEXT    NOT NULL
+)
+"""
+
+
+@dataclass(frozen=True)
+class Record:
+    seq: int
+    ts_us: int
+    kind: str
+    cause: int | None
+    body: dict
+    prev_hash: str
+    hash: str
+
+
+def canonical(body: dict) -> str:
+    return json.dumps(body, sort_keys=True, separators=(",", ":"))
+
+
+def record_hash(seq: int, ts_us: int, kind: str, cause: int | None, body_text: str,
+                prev_hash: str) -> str:
+    material = f"{seq}|{ts_us}|{kind}|{'' if cause is None else cause}|{body_text}|{prev_hash}"
+    return hashlib.sha256(material.encode()).hexdigest()
+
+
+class Journal:
+    def __init__(self, path: str, clock: Callable[[], float] = time.time,
+                 create: bool = True):
+        if not create and not os.path.exists(path):
+            raise JournalError(f"{path}: no such journal")
+        self.path = path
+        self._clock = clock
+        self.read_only = not create
+        try:
+            if self.read_only:
+                # Readers (verify, replay, report, surveillance) never take a write lock, so
+                # they cannot stall the service writing the same journal.
+                self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True,
+                                           isolation_level=None, check_same_thread=False)
+            else:
+                self._lock_file = _exclusive_lock(path)
+                self._db = sqlite3.connect(path, isolation_level=None,
+                                           check_same_thread=False)
+                tables = {name for (name,) in self._db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}
+                if tables and "records" not in tables:
+                    raise JournalError(f"{path}: an SQLite file of something else (tables "
+                                       f"{', '.join(sorted(tables))}), not a Sabot journal")
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.execute(_SCHEMA)
+            tail = self._db.execute(
+                "SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        except sqlite3.OperationalError as error:
+            raise JournalError(f"{path}: cannot open the journal ({error})") from None
+        except sqlite3.DatabaseError as error:
+            raise JournalError(f"{path}: not a Sabot journal ({error})") from None
+        self._seq, self._hash = tail if tail else (0, GENESIS)
+        # One writer: the service hands every write to the table thread. Two threads
+        # appending at once would be a bug of ours; it is refused, not serialised.
+        self._writing = threading.Lock()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._db.close()
+        lock = getattr(self, "_lock_file", None)
+        if lock is not None:
+            lock.close()  # releases the flock
+
+    @property
+    def last_seq(self) -> int:
+        return self._seq
+
+    def append(self, kind: str, body: dict, cause: int | None = None) -> Record:
+        return self.append_many([(kind, body, cause)])[0]
+
+    def append_many(self, items: Iterable[tuple[str, dict, int | None]]) -> list[Record]:
+        """Append records in one transaction: all of them are durable, or none."""
+        if self.read_only:
+            raise JournalError(f"{self.path}: opened for reading only")
+        if not self._writing.acquire(blocking=False):
+            raise RuntimeError(f"{self.path}: two threads appended to the journal at once "
+                               "(only the table thread writes it)")
+        try:
+            return self._append_locked(items)
+        finally:
+            self._writing.release()
+
+    def _append_locked(self, items: Iterable[tuple[str, dict, int | None]]) -> list[Record]:
+        records, seq, prev = [], self._seq, self._hash
+        ts_us = int(self._clock() * 1_000_000)
+        for kind, body, cause in items:
+            seq += 1
+            text = canonical(body)
+            digest = record_hash(seq, ts_us, kind, cause, text, prev)
+            records.append(Record(seq, ts_us, kind, cause, body, prev, digest))
+            prev = digest
+        if not records:
+            return []
+        try:
+            with self._transaction():
+                self._db.executemany(
+                    "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [(r.seq, r.ts_us, r.kind, r.cause, canonical(r.body), r.prev_hash, r.hash)
+                     for r in records])
+        except sqlite3.Error as error:  # disk full, I/O error, locked by a stranger
+            raise JournalError(f"{self.path}: cannot write the journal ({error})") from None
+        self._seq, self._hash = seq, prev
+        return records
+
+    def records(self, after: int = 0) -> Iterator[Record]:
+        cursor = self._db.execute(
+            "SELECT seq, ts_us, kind, cause, body, prev_hash, hash FROM records "
+            "WHERE seq > ? ORDER BY seq", (after,))
+        for seq, ts_us, kind, cause, body, prev_hash, digest in cursor:
+            try:
+                parsed = json.loads(body)
+            except json.JSONDecodeError:
+                raise JournalError(f"{self.path}: record {seq} is not JSON") from None
+            yield Record(seq, ts_us, kind, cause, parsed, prev_hash, digest)
+
+    def raw_rows(self) -> Iterator[tuple]:
+        """Rows as stored (body as text), for verification of the chain."""
+        yield from self._db.execute(
+            "SELECT seq, ts_us, kind, cause, body, prev_hash, hash FROM records ORDER BY seq")
+
+    def _transaction(self):
+        db = self._db
+
+        class _Tx:
+            def __enter__(self):
+                db.execute("BEGIN IMMEDIATE")
+
+            def __exit__(self, exc_type, *_):
+                db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+        return _Tx()
+
+
+def _exclusive_lock(path: str):
+    """One writer per journal: a second process (a `deal --journal` on the live table's
+    file) would fork the chain. The lock is an flock on PATH.lock, gone with the process."""
+    lock = open(f"{path}.lock", "a")  # noqa: SIM115 - held open for the journal's lifetime
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        raise JournalError(f"{path}: the journal is being written by another process") from None
+    return lock

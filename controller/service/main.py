@@ -1,0 +1,128 @@
+"""`sabot run`: the real service, assembled from the config.
+
+Order matters: lamps first (they start in the fail-safe state), then the journal is replayed
+and the lamps restored, then the drivers start, then systemd hears READY. The main loop pings
+the systemd watchdog only while camera frames and the link are fresh. SIGTERM: the drivers
+stop, what is queued is journaled and applied, the lamps go to the fail-safe state.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+from contextlib import ExitStack
+
+from controller.errors import ConfigError
+from controller.service.assembly import Drivers, TableAssembly
+from controller.service.runtime import ShoeRuntime
+from hardware import failsafe, systemd
+from hardware.camera import open_camera
+from hardware.panel import open_panel
+from vision.profile import load_profile
+from vision.reader import Reader, one_opencv_thread
+
+log = logging.getLogger("sabot")
+HEALTH_PERIOD = 0.25
+LAMP_WATCHDOG_S = 2.0  # the main loop not seen for this long: draw/stand dark, fault lit
+
+
+def camera_options(camera: dict) -> tuple[str, dict]:
+    kind = camera["source"]
+    options: dict = {"stale_after": float(camera["stale_after_s"])}
+    required = {"v4l2": "device", "http": "url", "file": "path"}
+    if kind in required:
+        key = required[kind]
+        if not camera[key]:
+            raise ConfigError(f"[camera] source = {kind!r} needs [camera] {key}")
+        options[key] = camera[key]
+    if kind in ("v4l2", "picamera2"):
+        options |= {key: camera[key] for key in ("width", "height", "fps") if camera.get(key)}
+    if kind == "synthetic":
+        raise ConfigError("[camera] source = 'synthetic' is for `sabot simulate`; a live "
+                          "table needs v4l2, picamera2, http or file")
+    return kind, options
+
+
+class Service:
+    def __init__(self, config: dict, stop: threading.Event | None = None):
+        self.config = config
+        self.stop = stop or threading.Event()
+        table = config["table"]
+        self.settings = {"decks": table["decks"], "style": table["style"],
+                         "require_no_more_bets": table["require_no_more_bets"]}
+        self.runtime: ShoeRuntime | None = None
+
+    def run(self) -> int:
+        config = self.config
+        with ExitStack() as stack:
+            panel = open_panel(config["gpio"], on_press=lambda event: self._button(event.name))
+            stack.callback(panel.close)
+            stack.callback(failsafe.install(panel.lamps))
+            journal_dir = os.path.dirname(config["journal"]["path"]) or "."
+            os.makedirs(journal_dir, exist_ok=True)
+            one_opencv_thread()
+            reader = Reader(load_profile(config["camera"]["profile"]))
+            kind, options = camera_options(config["camera"])
+            serial = config["serial"]
+            drivers = Drivers(panel=panel, camera=open_camera(kind, **options), reader=reader,
+                              serial_port=serial["port"] if serial["enabled"] else None,
+                              baudrate=serial["baud"], window=tuple(config["camera"]["window"]))
+            table = stack.enter_context(TableAssembly(self.settings, config["journal"]["path"],
+                                                      drivers, on_status=log.warning))
+            log.info("journal %s: %d observations replayed; lamps %s", table.journal.path,
+                     len(table.recovered), sorted(table.service.table.lamps()))
+            self.runtime = table.runtime
+            systemd.notify(f"READY=1\nSTATUS=table {config['table']['id']}: "
+                           f"{len(table.recovered)} observations recovered")
+            lamp_watchdog = failsafe.Watchdog(panel.lamps, LAMP_WATCHDOG_S).start()
+            stack.callback(lamp_watchdog.stop)
+            self._main_loop(table.camera, table.pipeline, lamp_watchdog)
+            systemd.notify("STOPPING=1")
+            table.close()  # what is queued is journaled and applied before we go
+            if table.pipeline.error is not None:
+                raise table.pipeline.error
+        return 0
+
+    def _main_loop(self, camera, pipeline, lamp_watchdog=None) -> None:
+        watchdog = systemd.watchdog_period()
+        while not self.stop.wait(HEALTH_PERIOD):
+            if lamp_watchdog is not None:
+                lamp_watchdog.feed()  # a hung loop leaves the lamps fail-safe by itself
+            if pipeline.error is not None or not pipeline.alive:
+                # The table thread died (disk full, a bug): nothing is journaled any more.
+                # Stop, so the lamps go fail-safe and systemd restarts the service.
+                log.error("the table thread stopped: %s", pipeline.error)
+                return
+            if watchdog and self._healthy(camera):
+                systemd.notify("WATCHDOG=1")
+
+    def _healthy(self, camera, now: float | None = None) -> bool:
+        """Fed to the watchdog only while frames are fresh and being processed, and the
+        link (if any) is up."""
+        now = time.monotonic() if now is None else now
+        link_ok = not self.config["serial"]["enabled"] or self.runtime.link_up
+        last = self.runtime.last_frame_at
+        fresh = last is not None and now - last <= self.config["camera"]["stale_after_s"]
+        return camera.status == "ok" and fresh and self.runtime.alive and link_ok
+
+    def _button(self, name: str) -> None:
+        if self.runtime is not None:
+            self.runtime.on_button(name)
+
+
+def serve(config: dict) -> int:
+    stop = threading.Event()
+
+    def request_stop(signum, frame):
+        log.info("signal %s: stopping", signal.Signals(signum).name)
+        stop.set()
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, request_stop)
+    started = time.monotonic()
+    status = Service(config, stop).run()
+    log.info("stopped after %.1f s", time.monotonic() - started)
+    return status

@@ -1,0 +1,221 @@
+"""The shoe at work: camera frames and link events turned into observations on the queue.
+
+`ShoeRuntime` owns the camera thread (FrameSource -> reading window -> Tracker) and the
+handlers for the serial link and the GPIO buttons. Every observation goes to the one
+`Pipeline`. It is the same for `sabot run` (real camera, serial port, GPIO) and
+`sabot simulate` (synthetic frames, the emulator on a pty, fake GPIO).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
+
+from controller.game import observations as obs
+from controller.service.pipeline import Pipeline
+from firmware_bridge import messages as link
+from hardware.errors import CameraError, CameraStalledError
+from vision import events as seen
+
+log = logging.getLogger(__name__)
+
+BUTTON_OBSERVATIONS = {
+    "no_more_bets": obs.NoMoreBets,
+    "card_disclosed": obs.Disclosed,
+    "acknowledge": obs.Ack,
+    "new_shoe": obs.NewShoe,
+}
+_FRAME_TIMES_KEPT = 512  # a card is decided within a few dozen frames of becoming readable
+
+
+def observation_of(event: seen.ReadingEvent) -> obs.Observation:
+    if isinstance(event, seen.CardSeen):
+        return obs.Card(event.card, face_up=event.face_up)
+    if isinstance(event, seen.CutCard):
+        return obs.Cut()
+    return obs.Unreadable(event.reason)
+
+
+def crop(image, window: tuple[int, int, int, int] | None):
+    if window is None:
+        return image
+    x, y, w, h = window
+    return image[y:y + h, x:x + w]
+
+
+class ShoeRuntime:
+    def __init__(self, pipeline: Pipeline, tracker, camera, *,
+                 window: tuple[int, int, int, int] | None = None,
+                 over_window: tuple[int, int, int, int] | None = None,
+                 use_trigger: bool = True,
+                 on_status: Callable[[str], None] | None = None,
+                 on_link_state: Callable[[int, int], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        self.pipeline = pipeline
+        self.tracker = tracker
+        self.camera = camera
+        self.window = window
+        self.over_window = over_window
+        self.use_trigger = use_trigger
+        self._on_status = on_status or (lambda message: log.info("%s", message))
+        self.card_present: bool | None = None  # unknown until the link reports the sensor
+        # Sensor changes with the time they arrived: a frame is matched with the sensor as it
+        # was when the frame was grabbed, not when the camera thread got round to it.
+        # Appended by the serial thread, read by the camera thread: only under the lock.
+        self._sensor: deque[tuple[float, bool | None]] = deque(maxlen=64)
+        self._sensor_lock = threading.Lock()
+        self._clock = clock
+        self._on_link_state = on_link_state  # (MCU boot id, card counter), to be journaled
+        self._mcu_boot: int | None = None
+        self.link_up = False
+        self.frames = 0
+        self.last_index = -1  # the last frame fully processed (its readings submitted)
+        self.last_frame_at: float | None = None
+        self._frame_times: OrderedDict[int, float] = OrderedDict()
+        self._camera_fault = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.changed = threading.Condition()  # notified on every link event and frame batch
+
+    # -- the camera thread -------------------------------------------------------------
+
+    def start(self) -> ShoeRuntime:
+        self._thread = threading.Thread(target=self._camera_loop, name="camera-loop",
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def stopping(self) -> None:
+        """From now on a camera that stops delivering is no fault: we are shutting down."""
+        self._stop.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _camera_loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                frame = self.camera.read()
+            except CameraStalledError as error:
+                self._equipment_fault(f"camera: {error}")
+                continue
+            except CameraError as error:
+                self._equipment_fault(f"camera: {error}")
+                time.sleep(0.5)
+                continue
+            if frame is None:  # a recording ended, or we are shutting down
+                if not self._stop.is_set():
+                    # A card half seen when the service stops is not an unreadable card:
+                    # it was never decided, and the restarted service sees it again.
+                    for event in self.tracker.flush():
+                        self._submit(event)
+                return
+            try:
+                self.on_frame(frame)
+            except Exception as error:  # noqa: BLE001 - a frame we cannot read halts the table
+                log.exception("frame %s could not be processed", frame.index)
+                self._equipment_fault(f"camera: frame {frame.index} could not be processed "
+                                      f"({type(error).__name__}: {error})")
+                continue
+            self._camera_fault = False
+
+    def on_frame(self, frame) -> None:
+        self.frames += 1
+        self.last_frame_at = frame.at
+        self._frame_times[frame.index] = frame.at
+        while len(self._frame_times) > _FRAME_TIMES_KEPT:
+            self._frame_times.popitem(last=False)
+        over = crop(frame.image, self.over_window) if self.over_window else None
+        present = self.sensor_at(frame.at) if self.use_trigger else None
+        for event in self.tracker.feed(crop(frame.image, self.window), card_present=present,
+                                       frame_index=frame.index, over=over):
+            self._submit(event)
+        self.last_index = frame.index
+        with self.changed:
+            self.changed.notify_all()
+
+    def _submit(self, event: seen.ReadingEvent) -> None:
+        evidence_at = self._frame_times.get(event.frame_index)
+        self.pipeline.submit(observation_of(event), evidence_at=evidence_at)
+
+    def _equipment_fault(self, reason: str) -> None:
+        if self._stop.is_set():
+            return  # shutting down: a camera that stops now is no fault of the table
+        if not self._camera_fault:  # once per outage, not once per missed frame
+            self._camera_fault = True
+            self._on_status(reason)
+            self.pipeline.submit(obs.EquipmentFault(reason))
+
+    # -- the serial link and the buttons ----------------------------------------------------
+
+    def on_link_event(self, event) -> None:
+        """Called from the serial thread for every event the link delivers."""
+        if isinstance(event, link.CardPresent):
+            self._set_sensor(True)
+            # Journal the card *before* this one as seen: this card's reading is not in the
+            # journal yet. A crash now makes the restarted link report this card as missed
+            # (a fault) instead of skipping it.
+            self._link_state(event.counter - 1)
+        elif isinstance(event, link.CardGone):
+            self._set_sensor(False)
+        elif isinstance(event, link.ButtonPressed):
+            self.on_button(event.name)
+        elif isinstance(event, link.LinkUp):
+            self.link_up = True
+            self._mcu_boot = event.boot_id
+            self._on_status(f"link up: firmware {event.firmware}, boot {event.boot_id:#x}")
+        elif isinstance(event, link.LinkDown):
+            self.link_up = False
+            self._set_sensor(None)  # no sensor: fall back to image evidence
+            self.pipeline.submit(obs.EquipmentFault(f"link down: {event.reason}"))
+        elif isinstance(event, link.CardsMissed):
+            self.pipeline.submit(obs.EquipmentFault(
+                f"{event.count} card(s) passed the sensor while the host was away"))
+        elif isinstance(event, link.McuReset):
+            self._mcu_boot = event.new_boot_id
+            self._on_status("shoe microcontroller restarted")
+        elif isinstance(event, link.McuError):
+            self._on_status(f"shoe microcontroller error {event.code}: {event.text}")
+        with self.changed:
+            self.changed.notify_all()
+
+    def _set_sensor(self, present: bool | None) -> None:
+        with self._sensor_lock:
+            self.card_present = present
+            self._sensor.append((self._clock(), present))
+
+    def sensor_at(self, at: float) -> bool | None:
+        """The card sensor as it was at time `at` (the latest change not after it)."""
+        with self._sensor_lock:
+            history = tuple(self._sensor)
+        for changed, present in reversed(history):
+            if changed <= at:
+                return present
+        if len(history) == self._sensor.maxlen:
+            return history[0][1]  # older than what is kept: the oldest known state
+        return None  # before the link first reported the sensor
+
+    def _link_state(self, counter: int) -> None:
+        if self._on_link_state is not None and self._mcu_boot is not None:
+            self._on_link_state(self._mcu_boot, counter)
+
+    def on_button(self, name: str) -> None:
+        """A dealer or supervisor button, from GPIO or from the microcontroller."""
+        observation = BUTTON_OBSERVATIONS.get(name)
+        if observation is None:
+            self._on_status(f"unknown button {name!r} ignored")
+            return
+        self.pipeline.submit(observation())
+
+    def wait(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        with self.changed:
+            return self.changed.wait_for(predicate, timeout)

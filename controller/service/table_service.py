@@ -1,0 +1,94 @@
+"""The service core: journal the observation, apply it, then perform the effects.
+
+`TableService` is the imperative shell around `Table`. It owns no thread and no queue: the
+caller (the `deal` command, the simulator, the live service loop) hands it observations one
+at a time. After a crash `recover()` replays the journal and completes the effects of an
+observation whose events had not been written yet, so nothing is lost or done twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from controller.errors import JournalError
+from controller.game import observations as obs
+from controller.game.table import Table
+from controller.journal.replay import TABLE_SETTINGS, replay, table_settings
+from controller.journal.store import Journal
+
+Sink = Callable[[list[dict]], None]
+
+
+class LampOutput(Protocol):
+    def show(self, lit: frozenset[str]) -> None: ...
+
+
+class TableService:
+    def __init__(self, journal: Journal, settings: dict, lamps: LampOutput | None = None,
+                 sinks: Iterable[Sink] = ()):
+        self.journal = journal
+        self.settings = {key: settings[key] for key in TABLE_SETTINGS}
+        self._lamps = lamps
+        self._sinks = list(sinks)
+        self.table = Table(**self.settings)
+
+    def recover(self) -> list[obs.Observation]:
+        """Rebuild the table from the journal; return the observations it already holds."""
+        stored = table_settings(self.journal)
+        if stored is None:
+            self.journal.append("meta", {"table": self.settings})
+            self._show_lamps()
+            return []
+        for key in TABLE_SETTINGS:
+            if stored[key] != self.settings[key]:
+                raise JournalError(
+                    f"{self.journal.path}: the journal was written with {key}="
+                    f"{stored[key]!r}, not {self.settings[key]!r}")
+        replayed = replay(self.journal)
+        mismatch = replayed.first_mismatch()
+        if mismatch is not None:  # rules changed under the journal, or it was altered
+            raise JournalError(
+                f"{self.journal.path}: record {mismatch[0]} does not replay to the events it "
+                "holds; the state cannot be rebuilt from it. Check it with `sabot verify`, "
+                "then start a new journal (move this one aside)")
+        self.table = replayed.table
+        unfinished = replayed.unfinished
+        if unfinished is not None:  # crashed between the observation and its events
+            self._record_events(unfinished, replayed.produced[unfinished])
+        self._show_lamps()
+        return [o for _, o in replayed.observations]
+
+    def handle(self, observation: obs.Observation) -> list[dict]:
+        record = self.journal.append("observation", obs.to_dict(observation))
+        events = self.table.apply(observation)
+        self._record_events(record.seq, events)
+        return events
+
+    def note(self, kind: str, body: dict) -> None:
+        """Journal a record that changes nothing at the table (the link's card counter)."""
+        self.journal.append(kind, body)
+
+    def _record_events(self, cause: int, events: list[dict]) -> None:
+        self.journal.append_many(("event", event, cause) for event in events)
+        if any(event["event"] == "lamps" for event in events):
+            self._show_lamps()
+        for sink in self._sinks:
+            sink(events)
+
+    def _show_lamps(self) -> None:
+        if self._lamps is not None:
+            self._lamps.show(self.table.lamps())
+
+
+class LampFanout:
+    """Lamps on the Pi's GPIO and, for shoes wired that way, on the microcontroller."""
+
+    def __init__(self, *outputs):
+        self.outputs = outputs
+        self.shown: frozenset[str] = frozenset()
+
+    def show(self, lit: frozenset[str]) -> None:
+        self.shown = frozenset(lit)
+        for output in self.outputs:
+            output(lit)

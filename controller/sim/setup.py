@@ -1,0 +1,210 @@
+"""Assembling `sabot simulate`: every real component, with emulated hardware around it."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+import sys
+import tempfile
+import threading
+from contextlib import ExitStack
+from pathlib import Path
+
+import numpy as np
+
+import vision
+from controller.game import observations as obs
+from controller.game.script import parse_script, read_input, uses_no_more_bets
+from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
+from controller.game.table import Table
+from controller.service.assembly import Drivers, TableAssembly
+from controller.service.config import DEFAULT_BUTTON_PINS, DEFAULT_LAMP_PINS
+from controller.sim.dealer import (
+    OVER_WINDOW,
+    UNDER_WINDOW,
+    Dealer,
+    DealerTiming,
+    FrameFeed,
+    Stopwatch,
+)
+from controller.views.live import shoe_rounds, table_view
+from firmware_bridge.emulator import ShoeEmulator
+from firmware_bridge.pty_shoe import PtyShoe
+from hardware.camera import open_camera
+from hardware.panel import open_panel
+from vision.decks import load_deck, synthetic_deck
+from vision.enrol import enrol
+from vision.errors import ProfileError
+from vision.profile import PROFILE_VERSION, load_profile, save_profile
+from vision.reader import Reader, one_opencv_thread
+from vision.synth import render_window, write_faces
+
+CARD_KINDS = (obs.Card, obs.Cut, obs.Unreadable)
+
+
+def load_observations(shoe: str | None, decks: int, style: str, seed: int | None):
+    """The card order to deal and the table settings it implies."""
+    if shoe is None:
+        observations = dealt_until_shoe_end(shuffled_shoe(decks, seed=seed), decks)
+        uses_nmb = False
+    else:
+        text, source = read_input(shoe)
+        steps = parse_script(text, source)
+        observations = [step.observation for step in steps]
+        uses_nmb = uses_no_more_bets(steps)
+    settings = {"decks": decks, "style": style, "require_no_more_bets": uses_nmb}
+    Table(**settings)  # validate before any thread starts
+    return observations, settings
+
+
+def enrolled_reader(deck) -> Reader:
+    """What an operator does once per deck design: give its faces, enrol them. The profile
+    is kept in the cache (`profile_cache`), so the next simulation of the same design starts
+    at once instead of learning it again."""
+    cached = profile_cache() / f"{deck.name}-{deck_digest(deck)}.npz"
+    try:
+        return Reader(load_profile(cached))
+    except ProfileError:
+        pass
+    print(f"sabot: learning the {deck.name} design (once: the profile is kept in "
+          f"{cached.parent})...", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory(prefix="sabot-enrol-") as samples:
+        profile = enrol(write_faces(deck, Path(samples)))
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        partial = cached.with_suffix(f".{os.getpid()}.tmp")
+        save_profile(profile, partial)
+        os.replace(partial, cached)  # whole or not at all, with simulations in parallel
+    except OSError:
+        pass  # no cache: the next simulation learns it again
+    return Reader(profile)
+
+
+def profile_cache() -> Path:
+    """$SABOT_CACHE, else $XDG_CACHE_HOME/sabot, else ~/.cache/sabot."""
+    if os.environ.get("SABOT_CACHE"):
+        return Path(os.environ["SABOT_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sabot" / f"profiles-v{PROFILE_VERSION}"
+
+
+def deck_digest(deck) -> str:
+    """A short hash of a design's images and of the vision code: a changed design, or a
+    changed way of learning one, is enrolled anew."""
+    digest = hashlib.sha256()
+    for source in sorted(Path(vision.__file__).parent.glob("*.py")):
+        digest.update(source.read_bytes())
+    for code in sorted(deck.cards):
+        digest.update(code.encode())
+        digest.update(np.ascontiguousarray(deck.cards[code]).tobytes())
+    return digest.hexdigest()[:16]
+
+
+class Simulation:
+    def __init__(self, settings, journal_path, deck_name, seed, speed, sink):
+        # Every resource is closed by the stack, also when building the rest fails.
+        self._stack = ExitStack()
+        try:
+            self._build(settings, journal_path, deck_name, seed, speed, sink)
+        except BaseException:
+            self._stack.close()
+            raise
+
+    def _build(self, settings, journal_path, deck_name, seed, speed, sink) -> None:
+        stack = self._stack
+        self.deck = synthetic_deck() if deck_name == "synthetic" else load_deck(
+            None if deck_name == "shared" else deck_name)
+        one_opencv_thread()
+        reader = enrolled_reader(self.deck)
+        self.panel = open_panel({"backend": "fake", "lamps": DEFAULT_LAMP_PINS,
+                                 "buttons": DEFAULT_BUTTON_PINS})
+        stack.callback(self.panel.close)
+        # A fresh boot id each run, as a shoe powered up again: a resumed simulation must
+        # not take the new emulator's card counter for the one the journal last saw.
+        self.shoe = PtyShoe(ShoeEmulator())
+        device = self.shoe.start()
+        stack.callback(self.shoe.stop)
+        empty = np.hstack((render_window(self.deck, "EMPTY"),) * 2)
+        self.feed = FrameFeed(idle_frame=empty)
+        # A one-frame queue: the camera delivers as fast as the reader takes frames, no
+        # faster, so a burst of rendered frames does not wait in line (a live camera drops).
+        camera = open_camera("synthetic", frames=self.feed, stale_after=2.0, queue_size=1)
+        self._view_lock = threading.Lock()
+        self._rounds: list[dict] = []
+        self._view = None
+        sinks = [self._remember] + ([lambda events: [sink(e) for e in events]] if sink else [])
+        self.stopwatch = Stopwatch()
+        # The same assembly as `sabot run`, with the emulated shoe, fake GPIO and frames.
+        drivers = Drivers(panel=self.panel, camera=camera, reader=reader, serial_port=device,
+                          window=UNDER_WINDOW, over_window=OVER_WINDOW,
+                          end_frames=self.feed.close)
+        self.table = TableAssembly(settings, journal_path, drivers, sinks=sinks,
+                                   on_handled=self.stopwatch, on_status=lambda message: None)
+        stack.callback(self.table.close)
+        self.journal, self.service = self.table.journal, self.table.service
+        self.pipeline, self.runtime = self.table.pipeline, self.table.runtime
+        self.lamps, self.transport = self.table.lamps, self.table.transport
+        self.resumed = self.table.recovered
+        self.dealer = Dealer(self.shoe, self.feed, self.runtime, self.pipeline, self.deck,
+                             np.random.default_rng(seed), DealerTiming(speed=speed))
+
+    def __enter__(self) -> Simulation:
+        try:
+            self.table.start()
+            self.dealer.wait_for_link()
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stack.close()
+
+    def drain(self) -> None:
+        """Everything submitted has been handled."""
+        self.pipeline.stop()
+
+    def _remember(self, events: list[dict]) -> None:
+        with self._view_lock:
+            self._rounds = shoe_rounds(self._rounds, events)
+            table = getattr(self, "table", None)
+            if table is None:
+                return  # events completed while the journal is recovered: no view yet
+            self._view = (copy.deepcopy(table.service.table.state), table.lamps.shown,
+                          list(self._rounds))
+
+    def play_live(self, observations, title: str) -> None:
+        from rich.console import Console
+        from rich.live import Live
+
+        def view():
+            with self._view_lock:
+                if self._view is None:
+                    return table_view(title, self.service.table.state, frozenset(), [])
+                state, lit, rounds = self._view
+            footer = (f"frames {self.runtime.frames}   journal {self.journal.path}")
+            return table_view(title, state, lit, rounds, footer)
+
+        console = Console()
+        if not console.is_terminal:  # a log or a pipe: wide enough for both roads, no wrap
+            console = Console(width=120)
+        with Live(get_renderable=view, refresh_per_second=10, transient=False,
+                  console=console):
+            self.dealer.play(observations)
+        if not console.is_terminal:
+            console.print()
+
+    def stats(self, wall_s: float) -> dict:
+        card_kinds = {kind.kind for kind in CARD_KINDS}
+        cards = sum(1 for record in self.journal.records()
+                    if record.kind == "observation" and record.body["kind"] in card_kinds)
+        p50, p99 = self.stopwatch.percentile(50), self.stopwatch.percentile(99)
+        return {"cards": cards, "frames": self.runtime.frames, "wall_s": round(wall_s, 3),
+                "latency_ms_p50": None if p50 is None else round(p50, 2),
+                "latency_ms_p99": None if p99 is None else round(p99, 2)}
+
+
+def build_simulation(settings, journal_path, *, deck_name="synthetic", seed=None, speed=0.0,
+                     sink=None) -> Simulation:
+    return Simulation(settings, journal_path, deck_name, seed, speed, sink)

@@ -1,0 +1,3 @@
+"""What people read: the text of `sabot deal`, the live view, the HTML report. Imports `game`
+and `journal`.
+"""

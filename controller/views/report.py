@@ -1,0 +1,111 @@
+"""A shoe report for review: one self-contained HTML page per journal.
+
+Rounds, bead plate and big road, irregularities and faults, per shoe. No scripts, no
+external assets: the page can be mailed or archived as it is.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from datetime import UTC, datetime
+
+from controller.game.roads import ROWS, big_road, width
+from controller.game.roads import bead_plate as plate
+from controller.journal.store import Record
+
+_COLOUR = {"banker": "#c62828", "player": "#1565c0", "tie": "#2e7d32"}
+_LETTER = {"banker": "B", "player": "P", "tie": "T"}
+_STYLE = """
+body{font-family:system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}
+h1{margin:0 0 4px} h2{margin-top:32px;border-bottom:2px solid #ddd}
+table.rounds{border-collapse:collapse;font-size:14px}
+table.rounds td,table.rounds th{padding:2px 10px;border-bottom:1px solid #e4e4e4;text-align:left}
+tr.void td{color:#999;font-style:italic}
+.grid{display:inline-grid;grid-auto-flow:column;grid-template-rows:repeat(6,22px);gap:2px;
+ background:#fff;padding:6px;border:1px solid #ccc;margin-right:24px;vertical-align:top}
+.cell{width:22px;height:22px;border-radius:50%;font-size:12px;color:#fff;display:flex;
+ align-items:center;justify-content:center;font-weight:bold}
+.ring{background:#fff!important;border:3px solid;box-sizing:border-box;color:#2e7d32}
+.empty{background:none}
+.alert{color:#8e24aa} .irr{color:#e65100}
+.summary span{margin-right:18px;font-weight:bold}
+"""
+
+
+def _cells(cells: dict[tuple[int, int], str], columns: int, ring: dict | None = None) -> str:
+    out = []
+    for column in range(columns):
+        for row in range(ROWS):
+            result = cells.get((column, row))
+            if result is None:
+                out.append('<div class="cell empty"></div>')
+            elif ring is not None:
+                ties = ring[(column, row)]
+                mark = str(ties) if ties else ""
+                out.append(f'<div class="cell ring" style="border-color:{_COLOUR[result]}">'
+                           f'{mark}</div>')
+            else:
+                out.append(f'<div class="cell" style="background:{_COLOUR[result]}">'
+                           f'{_LETTER[result]}</div>')
+    return f'<div class="grid">{"".join(out)}</div>'
+
+
+def _shoe_section(number: int, events: list[dict]) -> str:
+    rounds = [e for e in events if e["event"] == "round"]
+    scored = [r["result"] for r in rounds if not r["void"]]
+    counts = Counter(scored)
+    road = big_road(scored)
+    beads = plate(scored)
+    rows = []
+    for r in rounds:
+        css = ' class="void"' if r["void"] else ""
+        rows.append(
+            f"<tr{css}><td>{r['round']}</td><td>{' '.join(r['player'])}</td>"
+            f"<td>{r['player_total']}</td><td>{' '.join(r['banker'])}</td>"
+            f"<td>{r['banker_total']}</td><td style='color:{_COLOUR[r['result']]}'>"
+            f"{r['result']}{' (natural)' if r['natural'] else ''}"
+            f"{' VOID' if r['void'] else ''}</td></tr>")
+    notes = []
+    for e in events:
+        if e["event"] == "irregularity":
+            notes.append(f"<li class='irr'>round {e['round']}: rule {html.escape(e['rule'])}: "
+                         f"{html.escape(e['message'])}</li>")
+        elif e["event"] == "fault":
+            notes.append(f"<li class='alert'>round {e['round']}: FAULT: "
+                         f"{html.escape(e['reason'])}</li>")
+        elif e["event"] == "last_coup":
+            notes.append(f"<li>Last coup announced: round {e['round']} (rule {e['rule']})</li>")
+        elif e["event"] == "shoe_end":
+            notes.append(f"<li>End of shoe after {e['rounds']} rounds, {e['cards_left']} "
+                         f"cards left</li>")
+    return (
+        f"<h2>Shoe {number}</h2><p class='summary'><span>{len(scored)} rounds</span>"
+        f"<span style='color:{_COLOUR['banker']}'>Banker {counts['banker']}</span>"
+        f"<span style='color:{_COLOUR['player']}'>Player {counts['player']}</span>"
+        f"<span style='color:{_COLOUR['tie']}'>Tie {counts['tie']}</span>"
+        f"<span>{len(rounds) - len(scored)} void</span></p>"
+        "<div><h3>Bead plate and big road</h3>"
+        f"{_cells(beads, max(width(beads), 12))}"
+        f"{_cells({p: c.result for p, c in road.items()}, max(width(road), 24), ring={p: c.ties for p, c in road.items()})}</div>"  # noqa: E501
+        f"<h3>Irregularities, faults and announcements</h3><ul>{''.join(notes) or '<li>none</li>'}</ul>"  # noqa: E501
+        "<h3>Rounds</h3><table class='rounds'><tr><th>#</th><th>Player</th><th></th>"
+        f"<th>Banker</th><th></th><th>Result</th></tr>{''.join(rows)}</table>")
+
+
+def render_report(source: str, records: list[Record]) -> str:
+    shoes: list[list[dict]] = [[]]
+    for record in records:
+        if record.kind != "event":
+            continue
+        if record.body["event"] == "new_shoe" and shoes[-1]:
+            shoes.append([])
+        shoes[-1].append(record.body)
+    first = datetime.fromtimestamp(records[0].ts_us / 1e6, UTC) if records else None
+    last = datetime.fromtimestamp(records[-1].ts_us / 1e6, UTC) if records else None
+    span = f"{first:%Y-%m-%d %H:%M:%S} to {last:%H:%M:%S} UTC" if first and last else "empty"
+    body = "".join(_shoe_section(i, events) for i, events in enumerate(shoes, start=1))
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>Sabot shoe report"
+            f"</title><style>{_STYLE}</style></head><body><h1>Sabot shoe report</h1>"
+            f"<p>{html.escape(source)}: {len(records)} journal records, {span}</p>"
+            f"{body}</body></html>")

@@ -1,0 +1,70 @@
+"""The house's rules (issue 9, docs/architecture.md): rooms import only rooms below them, the
+drivers never import `controller`, and the game imports no driver at all."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# controller's rooms, lowest first; a room may import its own and lower ones.
+LEVEL = {"errors": 0, "game": 1, "journal": 2, "views": 3, "service": 3, "sim": 4, "cli": 5}
+DRIVERS = ("vision", "firmware_bridge", "hardware")
+# What a room may not import besides: the game is pure (no I/O libraries, no threads), the
+# journal needs no driver nor pixels.
+FORBIDDEN = {"game": (*DRIVERS, "cv2", "numpy", "serial", "sqlite3", "threading"),
+             "journal": (*DRIVERS, "cv2", "numpy", "serial")}
+
+
+def imports_of(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def room_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "controller" and len(parts) > 1 else None
+
+
+def controller_files():
+    return sorted((ROOT / "controller").rglob("*.py"))
+
+
+def test_every_controller_module_lives_in_a_room():
+    loose = [p.name for p in (ROOT / "controller").glob("*.py")
+             if p.stem not in ("__init__", "errors")]
+    assert loose == []
+    assert {p.name for p in (ROOT / "controller").iterdir() if p.is_dir()
+            and p.name != "__pycache__"} == set(LEVEL) - {"errors"}
+
+
+@pytest.mark.parametrize("path", controller_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_room_imports_a_higher_one(path):
+    room = path.relative_to(ROOT / "controller").parts[0].removesuffix(".py")
+    if room == "__init__":
+        return
+    level = LEVEL[room]
+    higher = sorted(m for m in imports_of(path)
+                    if room_of(m) in LEVEL and LEVEL[room_of(m)] > level
+                    # views and service are side by side: neither imports the other
+                    or room_of(m) in LEVEL and LEVEL[room_of(m)] == level
+                    and room_of(m) != room and level > 0)
+    assert higher == [], f"{path.name} ({room}) imports {higher}"
+    forbidden = sorted(m for m in imports_of(path)
+                       if m.split(".")[0] in FORBIDDEN.get(room, ()))
+    assert forbidden == [], f"{path.name} ({room}) imports {forbidden}"
+
+
+@pytest.mark.parametrize("package", DRIVERS)
+def test_the_drivers_never_import_controller(package):
+    offenders = [str(p.relative_to(ROOT)) for p in sorted((ROOT / package).rglob("*.py"))
+                 if any(m.split(".")[0] == "controller" for m in imports_of(p))]
+    assert offenders == []
