@@ -18,7 +18,7 @@ from controller.sim.setup import build_simulation, load_observations
 
 
 def main(shoes: int = 2) -> None:
-    latencies, cards, frames, walls = [], 0, 0, []
+    latencies, cards, frames, walls, commits = [], 0, 0, [], 0
     for seed in range(shoes):
         observations, settings = load_observations(None, 8, "A", seed)
         with tempfile.TemporaryDirectory() as folder:
@@ -28,6 +28,7 @@ def main(shoes: int = 2) -> None:
                 sim.drain()
                 stats = sim.stats(time.monotonic() - started)
                 latencies.extend(sim.stopwatch.latencies)
+                commits += sim.journal.commits
             walls.append(stats["wall_s"])
             cards += stats["cards"]
             frames += stats["frames"]
@@ -37,6 +38,8 @@ def main(shoes: int = 2) -> None:
     print(f"e2e: {shoes} shuffled 8-deck shoes at speed 0 through the whole pipeline")
     print(f"  wall time per shoe: median {np.median(walls):.1f} s, max {max(walls):.1f} s")
     print(f"  cards per second:   {cards / sum(walls):.1f} ({frames / sum(walls):.0f} frames/s)")
+    print(f"  durable commits:    1 between a card's frame and its lamps (the observation; "
+          f"its events after the lamps), {commits / cards:.2f} per card in all")
     print(f"  frame-to-lamp latency over {len(ms)} lamp changes: p50 {np.percentile(ms, 50):.1f}"
           f" ms, p99 {np.percentile(ms, 99):.1f} ms, max {ms.max():.1f} ms")
 

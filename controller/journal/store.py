@@ -95,6 +95,7 @@ class Journal:
         except sqlite3.DatabaseError as error:
             raise JournalError(f"{path}: not a Sabot journal ({error})") from None
         self._seq, self._hash = tail if tail else (0, GENESIS)
+        self.commits = 0  # durable transactions this process made (bench.e2e counts them)
         # One writer: the service hands every write to the table thread. Two threads
         # appending at once would be a bug of ours; it is refused, not serialised.
         self._writing = threading.Lock()
@@ -150,6 +151,7 @@ class Journal:
         except sqlite3.Error as error:  # disk full, I/O error, locked by a stranger
             raise JournalError(f"{self.path}: cannot write the journal ({error})") from None
         self._seq, self._hash = seq, prev
+        self.commits += 1
         return records
 
     def records(self, after: int = 0) -> Iterator[Record]:

@@ -34,10 +34,14 @@ class Handled:
     events: list[dict]
     evidence_at: float | None  # monotonic time the evidence appeared, when known
     done_at: float  # monotonic time the journal, lamps and sinks were done
+    lamps_at: float | None = None  # monotonic time the lamps were written, if they changed
 
     @property
     def latency(self) -> float | None:
-        return None if self.evidence_at is None else self.done_at - self.evidence_at
+        """Evidence to lamps when the lamps changed (the dealer's wait), else to done."""
+        if self.evidence_at is None:
+            return None
+        return (self.lamps_at if self.lamps_at is not None else self.done_at) - self.evidence_at
 
     @property
     def changed_lamps(self) -> bool:
@@ -101,7 +105,9 @@ class Pipeline:
                     continue
                 observation, evidence_at = item
                 events = self.service.handle(observation)
-                handled = Handled(observation, events, evidence_at, self._clock())
+                changed = any(event["event"] == "lamps" for event in events)
+                lamps_at = getattr(self.service, "lamps_at", None) if changed else None
+                handled = Handled(observation, events, evidence_at, self._clock(), lamps_at)
                 if self._on_handled is not None:
                     self._on_handled(handled)
             except BaseException as error:  # noqa: BLE001 - reported to the waiting caller

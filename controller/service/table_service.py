@@ -8,6 +8,7 @@ observation whose events had not been written yet, so nothing is lost or done tw
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
@@ -26,12 +27,14 @@ class LampOutput(Protocol):
 
 class TableService:
     def __init__(self, journal: Journal, settings: dict, lamps: LampOutput | None = None,
-                 sinks: Iterable[Sink] = ()):
+                 sinks: Iterable[Sink] = (), clock: Callable[[], float] = time.monotonic):
         self.journal = journal
         self.settings = {key: settings[key] for key in TABLE_SETTINGS}
         self._lamps = lamps
         self._sinks = list(sinks)
         self.table = Table(**self.settings)
+        self._clock = clock
+        self.lamps_at: float | None = None  # when the lamps were last written
 
     def recover(self) -> list[obs.Observation]:
         """Rebuild the table from the journal; return the observations it already holds."""
@@ -60,18 +63,23 @@ class TableService:
         return [o for _, o in replayed.observations]
 
     def handle(self, observation: obs.Observation) -> list[dict]:
+        """One durable commit before the lamps: the observation. Its events are journaled
+        after the lamps are lit; a crash between the two is completed by `recover` (the
+        events follow from the observation), so the dealer waits for one commit, not two."""
         record = self.journal.append("observation", obs.to_dict(observation))
         events = self.table.apply(observation)
-        self._record_events(record.seq, events)
+        if any(event["event"] == "lamps" for event in events):
+            self._show_lamps()
+        self._record_events(record.seq, events, lamps_shown=True)
         return events
 
     def note(self, kind: str, body: dict) -> None:
         """Journal a record that changes nothing at the table (the link's card counter)."""
         self.journal.append(kind, body)
 
-    def _record_events(self, cause: int, events: list[dict]) -> None:
+    def _record_events(self, cause: int, events: list[dict], lamps_shown: bool = False) -> None:
         self.journal.append_many(("event", event, cause) for event in events)
-        if any(event["event"] == "lamps" for event in events):
+        if not lamps_shown and any(event["event"] == "lamps" for event in events):
             self._show_lamps()
         for sink in self._sinks:
             sink(events)
@@ -79,6 +87,7 @@ class TableService:
     def _show_lamps(self) -> None:
         if self._lamps is not None:
             self._lamps.show(self.table.lamps())
+            self.lamps_at = self._clock()
 
 
 class LampFanout:

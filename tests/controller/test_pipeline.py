@@ -115,3 +115,34 @@ def test_two_threads_appending_at_once_is_refused_not_interleaved(tmp_path):
         finally:
             journal._writing.release()
         assert journal.append("meta", {}).seq == 1
+
+
+def test_one_durable_commit_between_an_observation_and_its_lamps(tmp_path):
+    """Issue 9: the observation is durable before its lamps; its events are journaled after
+    them (recovery completes them after a crash), so the dealer waits for one commit."""
+    with Journal(str(tmp_path / "j.db")) as journal:
+        at_lamps = []  # journal commits when the lamps were written
+
+        class Lamps:
+            def show(self, lit):
+                at_lamps.append(journal.commits)
+
+        service = TableService(journal, SETTINGS, lamps=Lamps())
+        service.recover()
+        done = []  # (commits when the observation was done, did it change the lamps)
+        pipeline = Pipeline(service, on_handled=lambda h: done.append(
+            (journal.commits, h.changed_lamps, h.lamps_at, h.done_at, bool(h.events)))).start()
+        before = journal.commits
+        for code in "AS 2C 2H 3D 4H 5D".split():
+            ticket = pipeline.submit(obs.Card(code), evidence_at=0.0)
+        assert pipeline.wait_for(ticket)
+        pipeline.stop()
+    previous = [before] + [commits for commits, *_ in done[:-1]]
+    lamp_writes = iter(at_lamps[1:])  # the first is recover()'s
+    for (commits, changed, lamps_at, done_at, events), prior in zip(done, previous,
+                                                                    strict=True):
+        assert commits == prior + 1 + events  # the observation, then its events if any
+        if changed:
+            assert next(lamp_writes) == prior + 1  # after the observation, before events
+            assert lamps_at <= done_at
+    assert any(changed for _, changed, *_ in done)
