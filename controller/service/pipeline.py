@@ -1,7 +1,8 @@
 """One queue, one state machine: drivers submit observations from any thread; a single
 consumer journals, applies and performs the effects through `TableService`. It is also the
 journal's only writer: other records (the link's card counter) are queued with `record`
-and written by the same thread, in the order they were queued among the observations.
+and written by the same thread in the transaction of the next observation (or at the
+stop), in the order they were queued among the observations.
 
 Each submission may carry the monotonic time at which its evidence became available (the
 frame in which a card became readable); the pipeline reports, per observation, how long it
@@ -95,16 +96,22 @@ class Pipeline:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        notes: list[tuple[str, dict]] = []  # records waiting for the next observation
         while True:
             item = self._queue.get()
-            if item is _STOP:
-                return
             try:
+                if item is _STOP:
+                    for kind, body in notes:
+                        self.service.note(kind, body)
+                    return
                 if isinstance(item, _Record):
-                    self.service.note(item.kind, item.body)
+                    # Written with the next observation, in its transaction: a card's counter
+                    # record then costs no commit of its own.
+                    notes.append((item.kind, item.body))
                     continue
                 observation, evidence_at = item
-                events = self.service.handle(observation)
+                events = self.service.handle(observation, notes)
+                notes = []
                 changed = any(event["event"] == "lamps" for event in events)
                 lamps_at = getattr(self.service, "lamps_at", None) if changed else None
                 handled = Handled(observation, events, evidence_at, self._clock(), lamps_at)

@@ -62,11 +62,17 @@ class TableService:
         self._show_lamps()
         return [o for _, o in replayed.observations]
 
-    def handle(self, observation: obs.Observation) -> list[dict]:
-        """One durable commit before the lamps: the observation. Its events are journaled
-        after the lamps are lit; a crash between the two is completed by `recover` (the
-        events follow from the observation), so the dealer waits for one commit, not two."""
-        record = self.journal.append("observation", obs.to_dict(observation))
+    def handle(self, observation: obs.Observation,
+               notes: Iterable[tuple[str, dict]] = ()) -> list[dict]:
+        """One durable commit before the lamps: the observation, with any `notes` (records
+        that change nothing at the table, such as the link's card counter) queued before it
+        in the same transaction. Its events are journaled after the lamps are lit; a crash
+        between the two is completed by `recover` (the events follow from the observation),
+        so the dealer waits for one commit, not two or three."""
+        records = self.journal.append_many(
+            [*((kind, body, None) for kind, body in notes),
+             ("observation", obs.to_dict(observation), None)])
+        record = records[-1]
         events = self.table.apply(observation)
         if any(event["event"] == "lamps" for event in events):
             self._show_lamps()

@@ -43,7 +43,7 @@ def test_observations_from_many_threads_are_handled_in_submission_order(tmp_path
 
 def test_a_failing_service_is_reported_to_waiters(tmp_path):
     class Broken:
-        def handle(self, observation):
+        def handle(self, observation, notes=()):
             raise RuntimeError("disk full")
 
     pipeline = Pipeline(Broken()).start()
