@@ -181,10 +181,11 @@ class Simulation:
         def view():
             with self._view_lock:
                 if self._view is None:
-                    return table_view(title, self.service.table.state, frozenset(), [])
+                    return table_view(title, self.service.table.state, frozenset(), [],
+                                      width=console.width)
                 state, lit, rounds = self._view
             footer = (f"frames {self.runtime.frames}   journal {self.journal.path}")
-            return table_view(title, state, lit, rounds, footer)
+            return table_view(title, state, lit, rounds, footer, width=console.width)
 
         console = Console()
         if not console.is_terminal:  # a log or a pipe: wide enough for both roads, no wrap

@@ -40,12 +40,20 @@ def card_text(code: str) -> Text:
     return Text(f"{code[:-1]}{_SUIT[code[-1]]}", style=f"bold {colour}")
 
 
+_HAND_LAMPS = ("player_draw", "player_stand", "banker_draw", "banker_stand", "player_win",
+               "banker_win", "tie")
+
+
 def lamp_strip(lit: frozenset[str]) -> Text:
+    """Two rows that fit 80 columns: the hands' lamps, then the table's."""
     strip = Text()
-    for name in LAMP_NAMES:
-        style = _LAMP_STYLE[name] if name in lit else "dim"
-        strip.append(f" {_LAMP_LABEL[name]} ", style=style)
-        strip.append(" ")
+    for row in (_HAND_LAMPS, tuple(n for n in LAMP_NAMES if n not in _HAND_LAMPS)):
+        for name in row:
+            style = _LAMP_STYLE[name] if name in lit else "dim"
+            strip.append(f" {_LAMP_LABEL[name]} ", style=style)
+            strip.append(" ")
+        strip.append("\n")
+    strip.rstrip()
     return strip
 
 
@@ -90,34 +98,50 @@ def roads(results: list[str], columns: int = 30) -> RichTable:
     return grid
 
 
-def shoe_rounds(rounds: list[dict], events: list[dict]) -> list[dict]:
-    """The rounds of the shoe being dealt after `events`: a new shoe starts its own bead
-    plate, big road and last result, as a scoreboard is cleared for it."""
-    rounds = list(rounds)
+SHOWN_EVENTS = ("round", "irregularity")
+
+
+def shoe_rounds(kept: list[dict], events: list[dict]) -> list[dict]:
+    """The rounds and irregularities of the shoe being dealt after `events`: a new shoe
+    starts its own bead plate, big road, last result and list of irregularities, as a
+    scoreboard is cleared for it."""
+    kept = list(kept)
     for event in events:
         if event["event"] == "new_shoe":
-            rounds = []
-        elif event["event"] == "round":
-            rounds.append(event)
-    return rounds
+            kept = []
+        elif event["event"] in SHOWN_EVENTS:
+            kept.append(event)
+    return kept
 
 
-def table_view(title: str, state: TableState, lit: frozenset[str], rounds: list[dict],
-               footer: str = "") -> Panel:
+def table_view(title: str, state: TableState, lit: frozenset[str], shown: list[dict],
+               footer: str = "", width: int = 80) -> Panel:
+    """The table at `width` columns (80 is enough): `shown` is what `shoe_rounds` kept."""
+    rounds = [e for e in shown if e["event"] == "round"]
+    irregularities = [e for e in shown if e["event"] == "irregularity"]
     last = rounds[-1] if rounds else None
     results = [r["result"] for r in rounds if not r["void"]]
+    bets = "no more bets" if state.bets_closed else "bets open"
     status = (f"shoe {state.shoe}  round {state.round_number}  cards left {state.cards_left}"
-              f"  {state.phase}")
+              f"  {state.phase}  {bets}")
     parts = [Text(status, style="bold"), lamp_strip(lit), hands(state, last)]
+    if state.burn_cards:
+        parts.append(Text(f"burn: {state.burn_cards[0]} shown, {len(state.burn_cards) - 1} "
+                          "burned"))
     if last:
         winner = "TIE HAND" if last["result"] == "tie" else f"{last['result'].upper()} wins"
         parts.append(Text(f"last: round {last['round']} {winner}, player "
                           f"{last['player_total']} banker {last['banker_total']}"
                           + (" natural" if last["natural"] else "")
                           + (" VOID" if last["void"] else "")))
+    for event in irregularities[-3:]:
+        parts.append(Text(f"rule {event['rule']}, round {event['round']}: {event['message']}",
+                          style="yellow"))
     if state.faults:
         parts.append(Text("FAULT: " + "; ".join(state.faults), style="bold magenta"))
-    parts.append(roads(results))
+    # Each road cell is 2 characters, the bead plate has half the big road's columns, and
+    # the panel's borders and the gap between the roads take 7.
+    parts.append(roads(results, columns=max(12, (width - 7) // 3)))
     if footer:
         parts.append(Text(footer, style="dim"))
     return Panel(Group(*parts), title=title, border_style="green")

@@ -28,3 +28,36 @@ def test_the_view_after_a_new_shoe_shows_no_hand_of_the_last_one():
         [_round(1, "banker")], [{"event": "new_shoe", "shoe": 2}])))
     text = console.export_text()
     assert "last: round" not in text and "4H" not in text
+
+
+def test_at_80_columns_the_view_fits_and_shows_rules_burn_and_bets():
+    """Issue 9: the live view wrapped at 80 columns and showed no irregularity, burn or
+    whether bets are open."""
+    from controller.game import observations as obs
+
+    table = Table(decks=1, style="A", require_no_more_bets=True)
+    kept = []
+    for observation in (obs.Card("AS"), obs.Card("2C"), obs.NoMoreBets(), obs.Card("2H"),
+                        obs.Card("3D"), obs.Card("4H"), obs.Card("5D"), obs.Card("9S"),
+                        obs.Disclosed()):
+        kept = shoe_rounds(kept, table.apply(observation))
+    console = Console(width=80, record=True)
+    console.print(table_view("sabot simulate - table-1", table.state, table.lamps(), kept,
+                             width=80))
+    lines = console.export_text().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    road_rows = [line for line in lines if "\u00b7 \u00b7 \u00b7" in line]
+    assert len(road_rows) == 6  # six rows of both roads, none wrapped
+    text = "\n".join(lines)
+    assert "rule 12.1(b), round 2: excess card 9S" in text
+    assert ("no more bets" if table.state.bets_closed else "bets open") in text
+
+
+def test_during_the_burn_the_view_says_what_was_shown():
+    from controller.game import observations as obs
+
+    table = Table(decks=1, style="A", require_no_more_bets=True)
+    kept = shoe_rounds([], table.apply(obs.Card("3H")))
+    console = Console(width=80, record=True)
+    console.print(table_view("t", table.state, table.lamps(), kept, width=80))
+    assert "burn: 3H shown" in console.export_text()
