@@ -10,6 +10,7 @@ import struct
 from dataclasses import dataclass
 from enum import IntEnum
 
+from contract import BUTTON_NAMES, LAMP_NAMES
 from firmware_bridge.errors import MessageError
 
 
@@ -34,12 +35,9 @@ class Role(IntEnum):
     MCU = 1
 
 
-BUTTONS = ("no_more_bets", "card_disclosed", "acknowledge", "new_shoe")  # ids 1..4
-# Bit i of a LAMPS bitmask is LAMPS_ORDER[i]; the same names as hardware.lamps.LAMP_NAMES.
-LAMPS_ORDER = (
-    "player_draw", "player_stand", "banker_draw", "banker_stand", "player_win",
-    "banker_win", "tie", "last_coup", "no_bets", "shuffle", "fault",
-)  # fmt: skip
+# The button ids 1..4 and the LAMPS bit order are those of `contract` (docs/protocol.md).
+BUTTONS = BUTTON_NAMES
+LAMPS_ORDER = LAMP_NAMES
 
 HELLO_FIXED = struct.Struct(">BBBIII")  # protocol, role, flags, boot id, peer boot id, cards
 HELLO_READY = 0x01  # flags bit 0: the sender has completed the handshake with the named peer

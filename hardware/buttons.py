@@ -22,10 +22,10 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from contract import BUTTON_NAMES
 from hardware.errors import HardwareConfigError, NameConfigError
 from hardware.pins import PinBackend, check_unique, parse_pin_entry
 
-BUTTON_NAMES = ("no_more_bets", "card_disclosed", "acknowledge", "new_shoe")
 DEFAULT_DEBOUNCE = 0.03
 EVENTS_KEPT = 256  # presses kept for a caller that polls
 log = logging.getLogger(__name__)

@@ -17,16 +17,12 @@ import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from contract import DRAW_STAND, LAMP_NAMES
 from hardware.errors import LampConflictError, NameConfigError
 from hardware.pins import PinBackend, check_unique, parse_pin_entry
 
 log = logging.getLogger(__name__)
 
-LAMP_NAMES = (
-    "player_draw", "player_stand", "banker_draw", "banker_stand", "player_win",
-    "banker_win", "tie", "last_coup", "no_bets", "shuffle", "fault",
-)  # fmt: skip
-DRAW_STAND = ("player_draw", "player_stand", "banker_draw", "banker_stand")
 REQUIRED = ("fault",)
 
 

@@ -68,3 +68,23 @@ def test_the_drivers_never_import_controller(package):
     offenders = [str(p.relative_to(ROOT)) for p in sorted((ROOT / package).rglob("*.py"))
                  if any(m.split(".")[0] == "controller" for m in imports_of(p))]
     assert offenders == []
+
+
+def test_the_shared_names_import_nothing_and_are_the_ones_every_package_uses():
+    """Issue 9: lamp, button and card names were defined in several places."""
+    import contract
+    from controller.game import cards
+    from controller.service import config, runtime
+    from firmware_bridge import messages
+    from hardware import buttons
+    from hardware import lamps as lamp_pins
+    from vision import cards as vision_cards
+
+    assert imports_of(ROOT / "contract" / "__init__.py") == set()
+    assert lamp_pins.LAMP_NAMES is contract.LAMP_NAMES
+    assert messages.LAMPS_ORDER is contract.LAMP_NAMES
+    assert messages.BUTTONS is contract.BUTTON_NAMES is buttons.BUTTON_NAMES
+    assert cards.ALL_CODES is contract.ALL_CARDS is vision_cards.ALL_CARDS
+    assert set(runtime.BUTTON_OBSERVATIONS) == set(contract.BUTTON_NAMES)
+    assert set(config.DEFAULT_LAMP_PINS) == set(contract.LAMP_NAMES)
+    assert set(config.DEFAULT_BUTTON_PINS) == set(contract.BUTTON_NAMES)

@@ -1,4 +1,4 @@
-"""Card codes as the vision package speaks them (no dependency on `controller`).
+"""Card codes as the vision package reads them (the codes themselves are `contract`'s).
 
 Canonical codes are rank + suit: `AS`, `10H`, `QD`. Input is case-insensitive and `T` is
 accepted for ten.
@@ -6,10 +6,11 @@ accepted for ten.
 
 from __future__ import annotations
 
-RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUITS: tuple[str, ...] = ("S", "H", "D", "C")
+from contract import ALL_CARDS, RANKS, SUITS
+
+__all__ = ["ALL_CARDS", "RANKS", "RED_SUITS", "SUITS", "is_red", "split_code"]
+
 RED_SUITS = frozenset({"H", "D"})
-ALL_CARDS: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
 
 
 def split_code(token: str) -> tuple[str, str] | None:

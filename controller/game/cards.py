@@ -6,11 +6,10 @@ A card code is a rank (`A 2..9 10 J Q K`, `T` accepted for ten) followed by a su
 
 from __future__ import annotations
 
+from contract import ALL_CARDS, RANKS, SUITS
 from controller.errors import CardCodeError
 
-RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-SUITS = ("S", "H", "D", "C")
-ALL_CODES = tuple(rank + suit for suit in SUITS for rank in RANKS)
+ALL_CODES = ALL_CARDS
 CARDS_PER_DECK = len(ALL_CODES)
 
 _RANK_ALIASES = {"T": "10", "1": None}  # "1" alone is never a rank; "10" is matched whole

@@ -5,20 +5,6 @@ from __future__ import annotations
 from controller.game.state import ENDED, ROUND, TableState
 from controller.game.tableau import BANKER, PLAYER
 
-LAMP_NAMES = (
-    "player_draw",
-    "player_stand",
-    "banker_draw",
-    "banker_stand",
-    "player_win",
-    "banker_win",
-    "tie",
-    "last_coup",
-    "no_bets",
-    "shuffle",
-    "fault",
-)
-
 _RESULT_LAMP = {PLAYER: "player_win", BANKER: "banker_win", "tie": "tie"}
 
 

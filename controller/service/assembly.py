@@ -27,6 +27,7 @@ from controller.service.pipeline import Handled, Pipeline
 from controller.service.runtime import ShoeRuntime
 from controller.service.table_service import LampFanout, Sink, TableService
 from firmware_bridge.link import Link
+from firmware_bridge.session import LinkTiming
 from firmware_bridge.transport import SerialTransport
 from vision.tracker import Tracker
 
@@ -50,6 +51,7 @@ class Drivers:
     # Called at shutdown before the camera loop is joined: ends a frame source that would
     # otherwise wait for its next frame (the simulator's feed).
     end_frames: Callable[[], None] | None = None
+    link_timing: LinkTiming | None = None  # None: the protocol's defaults
 
 
 class TableAssembly:
@@ -73,7 +75,7 @@ class TableAssembly:
         self.transport: SerialTransport | None = None
         if drivers.serial_port is not None:
             # Card reports the previous run already saw are skipped, a gap is reported.
-            link = Link(resume=last_link_state(self.journal))
+            link = Link(timing=drivers.link_timing, resume=last_link_state(self.journal))
             self.transport = SerialTransport(drivers.serial_port, link,
                                              baudrate=drivers.baudrate)
             stack.callback(self.transport.stop)

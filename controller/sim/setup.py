@@ -31,6 +31,7 @@ from controller.sim.dealer import (
 from controller.views.live import shoe_rounds, table_view
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.pty_shoe import PtyShoe
+from firmware_bridge.session import LinkTiming
 from hardware.camera import open_camera
 from hardware.panel import open_panel
 from vision.decks import load_deck, synthetic_deck
@@ -41,6 +42,10 @@ from vision.reader import Reader, one_opencv_thread
 from vision.synth import render_window, write_faces
 
 CARD_KINDS = (obs.Card, obs.Cut, obs.Unreadable)
+# The emulated shoe shares two cores with the renderer and the reader, where a real MCU has
+# a CPU of its own: a link is declared down only after 5 s without a frame (1 s on a shoe),
+# so a busy machine does not fault the table for nothing.
+SIMULATED_LINK = LinkTiming(link_down_after=5.0)
 
 
 def load_observations(shoe: str | None, decks: int, style: str, seed: int | None):
@@ -122,7 +127,7 @@ class Simulation:
         stack.callback(self.panel.close)
         # A fresh boot id each run, as a shoe powered up again: a resumed simulation must
         # not take the new emulator's card counter for the one the journal last saw.
-        self.shoe = PtyShoe(ShoeEmulator())
+        self.shoe = PtyShoe(ShoeEmulator(timing=SIMULATED_LINK))
         device = self.shoe.start()
         stack.callback(self.shoe.stop)
         empty = np.hstack((render_window(self.deck, "EMPTY"),) * 2)
@@ -138,7 +143,7 @@ class Simulation:
         # The same assembly as `sabot run`, with the emulated shoe, fake GPIO and frames.
         drivers = Drivers(panel=self.panel, camera=camera, reader=reader, serial_port=device,
                           window=UNDER_WINDOW, over_window=OVER_WINDOW,
-                          end_frames=self.feed.close)
+                          end_frames=self.feed.close, link_timing=SIMULATED_LINK)
         self.table = TableAssembly(settings, journal_path, drivers, sinks=sinks,
                                    on_handled=self.stopwatch, on_status=lambda message: None)
         stack.callback(self.table.close)

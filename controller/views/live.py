@@ -11,8 +11,8 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from contract import LAMP_NAMES
 from controller.game.cards import hand_total
-from controller.game.lamps import LAMP_NAMES
 from controller.game.roads import ROWS, big_road, width
 from controller.game.roads import bead_plate as plate
 from controller.game.state import TableState

@@ -1,7 +1,8 @@
 """Lamps are a pure function of the state (DESIGN.md "Lamps")."""
 
+from contract import LAMP_NAMES
 from controller.game import observations as obs
-from controller.game.lamps import LAMP_NAMES, lamps
+from controller.game.lamps import lamps
 from controller.game.table import Table
 
 
