@@ -20,7 +20,6 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.features import card_region
 from vision.geometry import CARD_X0, CARD_X1, CARD_Y0, CARD_Y1, WINDOW_H, WINDOW_W, to_window
 
 NOMINAL_TOP = -CARD_Y0 / (CARD_Y1 - CARD_Y0) * WINDOW_H  # about 14 rows
@@ -96,7 +95,7 @@ def nominal_view(windows: Sequence[np.ndarray]) -> tuple[int, np.ndarray]:
 
 def _paper(window: np.ndarray) -> np.ndarray:
     """Where the window is card rather than surround, at full resolution (the reader's
-    `card_region` is coarse by design): brighter than half the window's bright level."""
+    `features.card_region` is coarse by design): brighter than half its bright level."""
     gray = cv2.GaussianBlur(cv2.cvtColor(window, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     bright = float(np.percentile(gray, 98))
     return gray > max(45.0, 0.5 * bright)
@@ -104,5 +103,4 @@ def _paper(window: np.ndarray) -> np.ndarray:
 
 def looks_like_card(window: np.ndarray) -> bool:
     """Whether paper fills enough of `window` for a card to be in it."""
-    paper = card_region(cv2.cvtColor(to_window(window), cv2.COLOR_BGR2GRAY))
-    return cv2.countNonZero(paper) / paper.size >= PAPER_FILLED
+    return float(_paper(to_window(window)).mean()) >= PAPER_FILLED
