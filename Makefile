@@ -15,7 +15,14 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/sabot simulate --speed 12
 
-test: $(STAMP)
+# The surveillance tests run a real mosquitto: Debian's package, installed when missing.
+MOSQUITTO := $(firstword $(wildcard /usr/sbin/mosquitto /usr/bin/mosquitto) /usr/sbin/mosquitto)
+
+$(MOSQUITTO):
+	export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq mosquitto >/dev/null \
+	  || { apt-get update -qq && apt-get install -y -qq mosquitto >/dev/null; }
+
+test: $(STAMP) $(MOSQUITTO)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n 2 -q
 

@@ -24,7 +24,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +50,7 @@ class FrameSource:
     """Base class: subclasses implement `grab()`, and `release()` if they hold a device."""
 
     live = True  # live: drop old frames, reconnect on errors; recorded: keep all, stop on error
+    stamp_when_taken = False  # True: Frame.at is when `read` returned it, not when grabbed
 
     def __init__(
         self,
@@ -110,6 +111,8 @@ class FrameSource:
             self.status = "failed"
             raise CameraError(f"{self}: {item}") from item
         self.status = "ok"
+        if self.stamp_when_taken:
+            return replace(item, at=self.clock())
         return item
 
     def __iter__(self) -> Iterator[Frame]:
@@ -175,9 +178,14 @@ class FrameSource:
 
 
 class SyntheticSource(FrameSource):
-    """Frames from any iterable, or a callable returning a frame (None: the end)."""
+    """Frames from any iterable, or a callable returning a frame (None: the end).
+
+    A synthetic frame exists the moment it is asked for, so it is stamped when the reader
+    takes it: the camera of a simulation delivers at exactly the pace the reader keeps, and
+    frame-to-lamp latency measures the service, not a queue of frames drawn in advance."""
 
     live = False
+    stamp_when_taken = True
 
     def __init__(self, frames: Iterable[np.ndarray] | Callable[[], np.ndarray | None], **kw):
         super().__init__(**kw)

@@ -153,8 +153,9 @@ def _thresholds(wrong: np.ndarray, right: np.ndarray, own: int, min_score: float
 
 
 def _calibrate(held_out: list[HeldOut], notes: list[str]) -> dict:
-    """Thresholds for the three stages of reading, in the reader's order: the empty window and
-    then a back or the cut card (from the whole window), then the card. Each stage is
+    """Thresholds for the stages of reading, in the reader's order: the empty window, a back
+    and a card passing at a glance (the kind model, from the whole window), then a back,
+    the cut card or the empty window by the one model, then the card. Each stage is
     calibrated on what the stages before it let through."""
     def pairs(items, card: bool) -> np.ndarray:
         return np.array([(h.card_score, h.card_margin) if card else (h.kind_score, h.kind_margin)
@@ -168,6 +169,25 @@ def _calibrate(held_out: list[HeldOut], notes: list[str]) -> dict:
         len(empties), MIN_SCORE["kind"], "empty windows", notes)
     rest = [h for h in held_out if not (h.kind == "empty" and h.no_ink
                                         and empty.accepts(h.kind_score, h.kind_margin))]
+    # A back at a glance, in the over view only (`Reader.read`): nothing else held back (a
+    # face, a card sliding past, the cut card, a joker) may pass; the backs it does not take
+    # go on to the one model.
+    back = _thresholds(
+        pairs([h for h in rest if h.kind == "back" and h.truth != "back"], card=False),
+        pairs([h for h in rest if h.kind == "back" and h.truth == "back"], card=False),
+        sum(h.truth == "back" for h in held_out), MIN_SCORE["kind"], "backs", [])
+    rest = [h for h in rest if not (h.kind == "back" and back.accepts(h.kind_score,
+                                                                        h.kind_margin))]
+    # A card's body passing, its index out of view, at a glance: most frames of a passage.
+    # Nothing that must be read (a card in place, a back, the cut card) may be taken for it;
+    # a card sliding past may, it is unreadable there anyway.
+    passing = _thresholds(
+        pairs([h for h in rest if h.kind == "passing" and not h.sliding
+               and h.truth not in ("blank", "joker")], card=False),
+        pairs([h for h in rest if h.kind == "passing" and h.sliding], card=False),
+        0, MIN_SCORE["kind"], "cards passing", [])
+    rest = [h for h in rest if not (h.kind == "passing" and passing.accepts(h.kind_score,
+                                                                              h.kind_margin))]
     # Backs, cut cards, empty windows as the one model reads them.
     others = [h for h in held_out if h.truth in SURFACE_KINDS]
     harmless = {"travel": ("empty",), "blank": ("empty",)}
@@ -193,8 +213,8 @@ def _calibrate(held_out: list[HeldOut], notes: list[str]) -> dict:
               card=True),
         pairs([h for h in right if gated(h) and id(h) in passed], card=True),
         len(cards), MIN_SCORE["card"], "cards", notes)
-    return {"empty": empty, "card": card, "kind": kind, "pose_floor": pose_floor,
-            "likeness_floor": like_floor}
+    return {"empty": empty, "back": back, "passing": passing, "card": card, "kind": kind,
+            "pose_floor": pose_floor, "likeness_floor": like_floor}
 
 
 @dataclass
@@ -274,6 +294,8 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
         likeness=likeness, likeness_floor=accept["likeness_floor"],
         kind_score=kind.score, kind_margin=kind.margin,
         empty_score=empty.score, empty_margin=empty.margin,
+        back_score=accept["back"].score, back_margin=accept["back"].margin,
+        passing_score=accept["passing"].score, passing_margin=accept["passing"].margin,
         held_views=card.views, held_accepted=card.accepted, held_wrong=card.wrong,
         separation=card.separation,
     )

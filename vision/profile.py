@@ -8,11 +8,12 @@ Stored as one NumPy .npz archive (no pickles) holding:
     *_mean (D,) float32, *_projection (D, d) float32: the learned projection
     *_views (N, d) float32: projected training views, unit length, grouped by class
     *_labels (N,) int32: class of each view, an index into *_classes (C,) str
-  empty_score, empty_margin, card_score, card_margin, kind_score, kind_margin  float: a
-                   reading is accepted when its class's nearest view is at least this
-                   similar, and this much more than any other class's (calibrated at
-                   enrolment on held-back views), for the empty window, a card, a back or
-                   the cut card
+  empty_score, empty_margin, back_score, back_margin, passing_score, passing_margin,
+  card_score, card_margin, kind_score, kind_margin  float: a reading is accepted when its
+                   class's nearest view is at least this similar, and this much more than
+                   any other class's (calibrated at enrolment on held-back views), for the
+                   empty window, the back and a card passing at a glance (the kind model),
+                   a card, a back or the cut card (the card model)
   pose_floor       float: a card is read only where its index zone matched at least this well
   likeness         (52, 1008) float32 each card's mean zone ink (`model.likeness_vector`)
   likeness_floor   float: ... and only when the zone looks at least this much like that card
@@ -32,7 +33,7 @@ import numpy as np
 from vision.cards import split_code
 from vision.errors import ProfileError
 
-PROFILE_VERSION = 3
+PROFILE_VERSION = 4
 
 
 @dataclass(frozen=True, eq=False)
@@ -57,6 +58,10 @@ class Profile:
     kind_margin: float
     empty_score: float
     empty_margin: float
+    back_score: float
+    back_margin: float
+    passing_score: float
+    passing_margin: float
     held_views: int = 0
     held_accepted: float = 0.0
     held_wrong: int = 0
@@ -66,7 +71,8 @@ class Profile:
 _SCALARS = {"card_score": float, "card_margin": float, "pose_floor": float,
             "likeness_floor": float,
             "kind_score": float, "kind_margin": float, "empty_score": float,
-            "empty_margin": float,
+            "empty_margin": float, "back_score": float, "back_margin": float,
+            "passing_score": float, "passing_margin": float,
             "held_views": int, "held_accepted": float, "held_wrong": int, "separation": float}
 _ARRAYS = [f.name for f in fields(Profile) if f.name not in _SCALARS]
 _SHAPES = {"templates": 3, "likeness": 2} | {
@@ -128,6 +134,8 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
         raise ProfileError(f"{file}: likeness does not have one row per card")
     for name in ("card_score", "card_margin", "pose_floor", "likeness_floor", "kind_score",
                  "kind_margin",
-                 "empty_score", "empty_margin", "held_accepted", "separation"):
+                 "empty_score", "empty_margin", "back_score", "back_margin", "passing_score",
+                 "passing_margin", "held_accepted",
+                 "separation"):
         if not np.isfinite(scalars[name]):
             raise ProfileError(f"{file}: {name} is not a finite number")

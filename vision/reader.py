@@ -7,7 +7,7 @@ other card: the two thresholds were calibrated at enrolment on held-back views s
 of those read wrong would have passed. Before that, the whole window is compared with
 the empty window, the back and the cut card (the kind model, calibrated the same way, so
 that no held-back card would be taken for one of those): they need no index, and most
-frames are empty. Anything else is `unknown`, with the reason: a wrong card read with
+frames are empty or a back. Anything else is `unknown`, with the reason: a wrong card read with
 confidence is the one error not allowed.
 """
 
@@ -60,7 +60,11 @@ class Reader:
         self._card_index = {code: i for i, code in enumerate(self._cards.classes)
                             if split_code(code) is not None}
 
-    def read(self, image: np.ndarray) -> Reading:
+    def read(self, image: np.ndarray, *, back_expected: bool = False) -> Reading:
+        """`back_expected`: the window is the over view of a shoe with two cameras, which
+        shows the back of every face-down card. There a back is told at a glance (the whole
+        window), since a face taken for a back can only leave the card unread (the under
+        view saw no face either), never read wrong; elsewhere it must pass the index."""
         prepared = prepare(image)
         p = self.profile
         glance = kind_vector(prepared)
@@ -68,6 +72,12 @@ class Reader:
         if (kind == "empty" and kind_score >= p.empty_score and kind_margin >= p.empty_margin
                 and blank_of_ink(prepared)):
             return Reading("empty", score=kind_score)
+        if (back_expected and kind == "back" and kind_score >= p.back_score
+                and kind_margin >= p.back_margin):
+            return Reading("back", score=kind_score)
+        if (kind == "passing" and kind_score >= p.passing_score
+                and kind_margin >= p.passing_margin):
+            return Reading("unknown", score=kind_score, reason=f"not a card: {_LOOKS[kind]}")
         pose = self._registration.locate(prepared.ink)
         zone = zone_picture(prepared, pose)
         vector = np.concatenate([describe(prepared, pose, zone), glance])

@@ -130,9 +130,10 @@ class Tracker:
         passage.frames += 1
         passage.seen.add(reading.kind)
         # When the under view reads a face, that face is down and the over view sees a back:
-        # reading it too would double the cost of every frame that decides a card.
-        if over is not None and not label.startswith("face:"):
-            over_reading = self.reader.read(over)
+        # reading it too would double the cost of every frame that decides a card. Once the
+        # card is decided the over view can change nothing, and is not read either.
+        if over is not None and not label.startswith("face:") and not passage.decided:
+            over_reading = self.reader.read(over, back_expected=True)
             passage.over.push(_label(over_reading), index)
             over_run = passage.over
             if over_run.label.startswith("face:") and over_run.length >= self.confirm:

@@ -18,8 +18,9 @@ class EventPrinter:
     when it ends (a new shoe's rounds are not counted with the last one's); what is left
     when the input ends is summed up by `close`."""
 
-    def __init__(self, as_json: bool):
+    def __init__(self, as_json: bool, *, flush: bool = False):
         self.as_json = as_json
+        self.flush = flush  # each event at once (`replay --follow` into a pipe)
         self.rounds: list[dict] = []  # of the shoe being dealt
         self._summed = False
 
@@ -28,10 +29,12 @@ class EventPrinter:
             self.rounds.append(event)
         if self.as_json:
             sys.stdout.write(json.dumps(event, separators=(", ", ": ")) + "\n")
+            if self.flush:
+                sys.stdout.flush()
             return
         line = describe(event)
         if line is not None:
-            print(line)
+            print(line, flush=self.flush)
         if event["event"] == "shoe_end":
             self._sum_up()
 

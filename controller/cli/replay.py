@@ -1,10 +1,11 @@
-"""`sabot replay JOURNAL`: print a journaled shoe as `sabot deal` does."""
+"""`sabot replay JOURNAL`: print a journaled shoe as `sabot deal` does; `--follow` goes on
+printing events as the service journals them, like `tail -f`."""
 
 from __future__ import annotations
 
 from controller.cli._output import EventPrinter
-from controller.journal.replay import table_settings
-from controller.journal.store import Journal
+from controller.journal.follow import follow
+from controller.journal.replay import settings_of_meta
 
 
 def register(subparsers) -> None:
@@ -13,20 +14,24 @@ def register(subparsers) -> None:
         description="Print the events of a journal (as `sabot deal` prints them), in order.")
     parser.add_argument("journal", help="journal file (SQLite)")
     parser.add_argument("--json", action="store_true", help="one JSON event per line")
+    parser.add_argument("--follow", "-f", action="store_true",
+                        help="keep printing events as they are journaled (Ctrl-C ends)")
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
-    printer = EventPrinter(args.json)
-    with Journal(args.journal, create=False) as journal:
-        settings = table_settings(journal)
-        if settings is not None:
-            # The first shoe's header, as `sabot deal` prints it: its settings are in the
-            # journal's meta record (later shoes have their own new_shoe events).
-            printer({"event": "new_shoe", "shoe": 1, "decks": settings["decks"],
-                     "style": settings["style"]})
-        for record in journal.records():
-            if record.kind == "event":
+    printer = EventPrinter(args.json, flush=args.follow)
+    records = follow(args.journal, poll=0.2, forever=args.follow)
+    try:
+        for record in records:
+            if record.kind == "meta":
+                # The first shoe's header, as `sabot deal` prints it: its settings are in the
+                # journal's meta record (later shoes have their own new_shoe events).
+                settings = settings_of_meta(record, args.journal)
+                printer({"event": "new_shoe", "shoe": 1, "decks": settings["decks"],
+                         "style": settings["style"]})
+            elif record.kind == "event":
                 printer(record.body)
-    printer.close()
+    finally:
+        printer.close()
     return 0

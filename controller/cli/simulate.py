@@ -34,6 +34,10 @@ def register(subparsers) -> None:
                         "the start of the same shoe (an interrupted run), dealing resumes after "
                         "it; default: a new file in a temporary folder")
     parser.add_argument("--json", action="store_true", help="print JSON event lines")
+    parser.add_argument("--mqtt", metavar="URL", help="publish every event to this broker "
+                        "(mqtt://host:port or mqtts://host:port), as `sabot run` does")
+    parser.add_argument("--table", default="sim-1", metavar="ID",
+                        help="table id in the journal and the topics (default sim-1)")
     parser.set_defaults(func=run)
 
 
@@ -42,8 +46,16 @@ def run(args) -> int:
     from controller.errors import InputError
     from controller.journal.replay import check_journal_continues
     from controller.sim.setup import build_simulation, load_observations
+    from controller.surveillance.broker import open_client, parse_broker_url
+    from controller.surveillance.messages import OFFLINE, check_table_id, topic
 
     observations, settings = load_observations(args.shoe, args.decks, args.style, args.seed)
+    check_table_id(args.table, "--table")
+    broker = None
+    if args.mqtt:
+        address = args.mqtt if args.mqtt.startswith("memory://") else parse_broker_url(args.mqtt)
+        broker = open_client(address, client_id=f"sabot-{args.table}",
+                             will=(topic(args.table, "status"), OFFLINE))
     speed = args.speed if args.speed is not None else (0.0 if args.json else 3.0)
     if speed < 0:
         raise InputError(f"--speed must be 0 or more, not {args.speed}")
@@ -53,7 +65,7 @@ def run(args) -> int:
     printer = EventPrinter(True) if args.json else None
     started = time.monotonic()
     with build_simulation(settings, journal_path, deck_name=args.deck, seed=args.seed,
-                          speed=speed, sink=printer) as sim:
+                          speed=speed, sink=printer, broker=broker, table_id=args.table) as sim:
         remaining = observations[len(sim.resumed):]
         if sim.resumed:
             print(f"sabot simulate: resuming after {len(sim.resumed)} journaled observations",

@@ -54,5 +54,10 @@ def burn_value(code: str) -> int:
     return point_value(code) or 10
 
 
+def is_pair(hand: list[str] | tuple[str, ...]) -> bool:
+    """The first two cards of a hand are of one rank (a pair bet wins)."""
+    return len(hand) >= 2 and rank_of(hand[0]) == rank_of(hand[1])
+
+
 def hand_total(codes: list[str] | tuple[str, ...]) -> int:
     return sum(point_value(code) for code in codes) % 10

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from controller.errors import InputError
 from controller.game import observations as obs
-from controller.game.cards import burn_value, hand_total, parse_card
+from controller.game.cards import burn_value, hand_total, is_pair, parse_card
 from controller.game.lamps import lamps
 from controller.game.state import BETWEEN, BURN, ENDED, ROUND, TableState
 from controller.game.tableau import PLAYER, is_natural, result
@@ -249,6 +249,9 @@ class Table:
             "banker_total": banker_total,
             "natural": is_natural(hand_total(s.player[:2])) or is_natural(
                 hand_total(s.banker[:2])),
+            # The scoreboard's pair dots: a hand's first two cards of one rank.
+            "player_pair": is_pair(s.player),
+            "banker_pair": is_pair(s.banker),
             "result": result(player_total, banker_total),
             "void": s.void,
         }

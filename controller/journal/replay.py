@@ -9,7 +9,7 @@ from controller.errors import JournalError
 from controller.game.observations import Observation, Unreadable, observation_from_dict
 from controller.game.script import format_script
 from controller.game.table import Table
-from controller.journal.store import Journal
+from controller.journal.store import Journal, Record
 
 TABLE_SETTINGS = ("decks", "style", "require_no_more_bets")
 
@@ -37,22 +37,48 @@ class Replayed:
             recorded = self.recorded.get(seq, [])
             if seq == self.unfinished:
                 continue
-            if recorded != self.produced[seq]:
+            if not _same_events(recorded, self.produced[seq]):
                 return seq, recorded, self.produced[seq]
         return None
+
+
+# Keys events gained after journals were already being written: a journal of an earlier
+# version lacks them and still replays (its other keys must match exactly).
+ADDED_KEYS = {"round": ("player_pair", "banker_pair")}
+
+
+def _same_events(recorded: list[dict], produced: list[dict]) -> bool:
+    if len(recorded) != len(produced):
+        return False
+    for old, new in zip(recorded, produced, strict=True):
+        added = [k for k in ADDED_KEYS.get(new.get("event"), ()) if k not in old]
+        if old != {k: v for k, v in new.items() if k not in added}:
+            return False
+    return True
 
 
 def table_settings(journal: Journal) -> dict | None:
     first = next(journal.records(), None)
     if first is None:
         return None
-    if first.kind != "meta" or "table" not in first.body:
-        raise JournalError(f"{journal.path}: record 1 is not the table settings")
-    settings = first.body["table"]
+    return settings_of_meta(first, journal.path)
+
+
+def settings_of_meta(record: Record, where: str) -> dict:
+    """The Table settings in the journal's first record."""
+    if record.kind != "meta" or not isinstance(record.body.get("table"), dict):
+        raise JournalError(f"{where}: record 1 is not the table settings")
+    settings = record.body["table"]
     missing = [key for key in TABLE_SETTINGS if key not in settings]
     if missing:
-        raise JournalError(f"{journal.path}: table settings lack {', '.join(missing)}")
+        raise JournalError(f"{where}: table settings lack {', '.join(missing)}")
     return {key: settings[key] for key in TABLE_SETTINGS}
+
+
+def table_id(journal: Journal) -> str | None:
+    """The table id the journal was written for (None: written before ids were journaled)."""
+    first = next(journal.records(), None)
+    return None if first is None else first.body.get("table_id")
 
 
 def replay(journal: Journal) -> Replayed:

@@ -5,9 +5,10 @@ panel (GPIO or fake), the camera (v4l2, picamera2, http, file, or synthetic fram
 serial port (the shoe's UART or the emulator's pty) and the reader. Everything between
 them is built here the same way, so the simulator runs exactly the service's code:
 
-    journal -> link (resumed from the journal) -> lamps (panel + shoe) -> TableService
-    (recovered) -> Pipeline (the table thread, the journal's only writer) -> ShoeRuntime
-    (the camera thread: frames -> Tracker -> observations; link and button handlers)
+    journal -> publisher (the journal's events to the broker, if there is one) -> link
+    (resumed from the journal) -> lamps (panel + shoe) -> TableService (recovered) ->
+    Pipeline (the table thread, the journal's only writer) -> ShoeRuntime (the camera
+    thread: frames -> Tracker -> observations; link and button handlers)
 
 Start-up and shutdown go through one ExitStack: a failure at any step closes what was
 built before it, and `close` stops the threads in the order that loses nothing (camera
@@ -26,6 +27,7 @@ from controller.journal.store import Journal
 from controller.service.pipeline import Handled, Pipeline
 from controller.service.runtime import ShoeRuntime
 from controller.service.table_service import LampFanout, Sink, TableService
+from controller.surveillance.publisher import Publisher
 from firmware_bridge.link import Link
 from firmware_bridge.session import LinkTiming
 from firmware_bridge.transport import SerialTransport
@@ -52,13 +54,18 @@ class Drivers:
     # otherwise wait for its next frame (the simulator's feed).
     end_frames: Callable[[], None] | None = None
     link_timing: LinkTiming | None = None  # None: the protocol's defaults
+    # The surveillance room's broker (controller.surveillance.broker client: paho or the
+    # in-process fake); None: the table publishes nothing.
+    broker: object | None = None
 
 
 class TableAssembly:
     def __init__(self, settings: dict, journal_path: str, drivers: Drivers, *,
                  sinks: Iterable[Sink] = (), on_handled: Callable[[Handled], None] | None = None,
-                 on_status: Callable[[str], None] = log.warning) -> None:
+                 on_status: Callable[[str], None] = log.warning,
+                 table_id: str | None = None) -> None:
         self._stack = ExitStack()
+        self.table_id = table_id
         try:
             self._build(settings, journal_path, drivers, list(sinks), on_handled, on_status)
         except BaseException:
@@ -71,6 +78,12 @@ class TableAssembly:
         stack.callback(drivers.camera.close)  # opened by the caller, closed with the table
         self.journal = Journal(journal_path)
         stack.callback(self.journal.close)
+        self.publisher: Publisher | None = None
+        if drivers.broker is not None:
+            # Stopped after the table thread has drained (LIFO), so it sends everything.
+            self.publisher = Publisher(journal_path, self.table_id or "table-1", drivers.broker)
+            stack.callback(self.publisher.stop)
+            sinks = [*sinks, self.publisher.sink]
         outputs = [drivers.panel.lamps.show]
         self.transport: SerialTransport | None = None
         if drivers.serial_port is not None:
@@ -81,7 +94,8 @@ class TableAssembly:
             stack.callback(self.transport.stop)
             outputs.append(self.transport.send_lamps)
         self.lamps = LampFanout(*outputs)
-        self.service = TableService(self.journal, settings, lamps=self.lamps, sinks=sinks)
+        self.service = TableService(self.journal, settings, lamps=self.lamps, sinks=sinks,
+                                    table_id=self.table_id)
         self.recovered = self.service.recover()  # observations an earlier run journaled
         self.pipeline = Pipeline(self.service, on_handled=on_handled)
         stack.callback(self.pipeline.stop)  # what is queued is journaled and applied
@@ -101,6 +115,8 @@ class TableAssembly:
         had started and closes everything."""
         try:
             self.pipeline.start()
+            if self.publisher is not None:
+                self.publisher.start()
             self.runtime.start()
             if self.transport is not None:
                 self.transport.start()
@@ -128,6 +144,8 @@ class TableAssembly:
             alive.append("camera-loop")
         if self.transport is not None and self.transport.alive:
             alive.append("serial-link")
+        if self.publisher is not None and self.publisher.alive:
+            alive.append("publisher")
         return alive
 
     def _stop_camera_loop(self) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.errors import ConfigError
+from controller.surveillance.messages import TABLE_ID
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,15 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "lamps": Key(dict, DEFAULT_LAMP_PINS, "lamp name -> BCM pin, or { pin = N, "
                      "active_low = true } (wiring and fail-safe polarity: docs/deploy.md)"),
         "buttons": Key(dict, DEFAULT_BUTTON_PINS, "button name -> BCM pin"),
+    },
+    "surveillance": {
+        "mqtt": Key(str, "", "broker of the surveillance room, mqtt://host:port or "
+                    "mqtts://host:port (empty: publish nothing)"),
+        "username": Key(str, "", "broker user name (or in the URL)"),
+        "password_file": Key(str, "", "file holding the broker password (never logged)"),
+        "ca_file": Key(str, "", "mqtts: CA certificate of the broker (empty: the system's)"),
+        "cert_file": Key(str, "", "mqtts: this table's client certificate"),
+        "key_file": Key(str, "", "mqtts: this table's client key"),
     },
 }
 
@@ -128,8 +138,8 @@ def _check_ranges(config: dict, path: str) -> None:
 
     if not 1 <= config["table"]["decks"] <= 12:
         refuse("table", "decks", "1-12")
-    if not config["table"]["id"].strip():
-        refuse("table", "id", "a name")
+    if not TABLE_ID.match(config["table"]["id"]):
+        refuse("table", "id", "1-64 letters, digits, '.', '_' or '-' (one MQTT topic level)")
     if not config["journal"]["path"].strip():
         # SQLite would open a temporary database, deleted at exit: nothing would be kept.
         refuse("journal", "path", "a file path")
@@ -155,6 +165,22 @@ def _check_ranges(config: dict, path: str) -> None:
         refuse("serial", "baud", f"a UART rate ({', '.join(map(str, UART_BAUDS))})")
     if config["gpio"]["debounce_ms"] != 0 and not 0 < config["gpio"]["debounce_ms"] <= 1000:
         refuse("gpio", "debounce_ms", "0-1000")
+    if config["surveillance"]["mqtt"]:
+        broker_address(config, path)  # a wrong URL or a missing TLS file is named now
+
+
+def broker_address(config: dict, path: str = "<config>"):
+    """The `[surveillance]` broker as a BrokerAddress, None when none is configured."""
+    from controller.surveillance.broker import parse_broker_url  # noqa: PLC0415
+
+    section = config["surveillance"]
+    if not section["mqtt"]:
+        return None
+    return parse_broker_url(
+        section["mqtt"], username=section["username"] or None,
+        password_file=section["password_file"] or None, ca_file=section["ca_file"] or None,
+        cert_file=section["cert_file"] or None, key_file=section["key_file"] or None,
+        what=f"{path}: [surveillance] mqtt")
 
 
 def set_camera_window(path: str, window: tuple[int, int, int, int]) -> None:

@@ -17,7 +17,10 @@ from contextlib import ExitStack
 
 from controller.errors import ConfigError
 from controller.service.assembly import Drivers, TableAssembly
+from controller.service.config import broker_address
 from controller.service.runtime import ShoeRuntime
+from controller.surveillance.broker import open_client
+from controller.surveillance.messages import OFFLINE, topic
 from hardware import failsafe, systemd
 from hardware.camera import open_camera
 from hardware.panel import open_panel
@@ -70,8 +73,15 @@ class Service:
             drivers = Drivers(panel=panel, camera=open_camera(kind, **options), reader=reader,
                               serial_port=serial["port"] if serial["enabled"] else None,
                               baudrate=serial["baud"], window=tuple(config["camera"]["window"]))
+            table_id = config["table"]["id"]
+            address = broker_address(config)
+            if address is not None:
+                drivers.broker = open_client(address, client_id=f"sabot-{table_id}",
+                                             will=(topic(table_id, "status"), OFFLINE))
+                log.info("publishing to %s as table %s", address, table_id)
             table = stack.enter_context(TableAssembly(self.settings, config["journal"]["path"],
-                                                      drivers, on_status=log.warning))
+                                                      drivers, on_status=log.warning,
+                                                      table_id=table_id))
             log.info("journal %s: %d observations replayed; lamps %s", table.journal.path,
                      len(table.recovered), sorted(table.service.table.lamps()))
             self.runtime = table.runtime

@@ -5,7 +5,7 @@ and written by the same thread in the transaction of the next observation (or at
 stop), in the order they were queued among the observations.
 
 Each submission may carry the monotonic time at which its evidence became available (the
-frame in which a card became readable); the pipeline reports, per observation, how long it
+grab time of the frame that decided a card); the pipeline reports, per observation, how long it
 took until its effects were done, which is the frame-to-lamp latency when lamps changed.
 """
 

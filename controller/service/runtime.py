@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
 
 from controller.game import observations as obs
@@ -28,7 +28,6 @@ BUTTON_OBSERVATIONS = {
     "acknowledge": obs.Ack,
     "new_shoe": obs.NewShoe,
 }
-_FRAME_TIMES_KEPT = 512  # a card is decided within a few dozen frames of becoming readable
 
 
 def observation_of(event: seen.ReadingEvent) -> obs.Observation:
@@ -74,7 +73,6 @@ class ShoeRuntime:
         self.frames = 0
         self.last_index = -1  # the last frame fully processed (its readings submitted)
         self.last_frame_at: float | None = None
-        self._frame_times: OrderedDict[int, float] = OrderedDict()
         self._camera_fault = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -117,7 +115,7 @@ class ShoeRuntime:
                     # A card half seen when the service stops is not an unreadable card:
                     # it was never decided, and the restarted service sees it again.
                     for event in self.tracker.flush():
-                        self._submit(event)
+                        self._submit(event, evidence_at=None)
                 return
             try:
                 self.on_frame(frame)
@@ -131,20 +129,18 @@ class ShoeRuntime:
     def on_frame(self, frame) -> None:
         self.frames += 1
         self.last_frame_at = frame.at
-        self._frame_times[frame.index] = frame.at
-        while len(self._frame_times) > _FRAME_TIMES_KEPT:
-            self._frame_times.popitem(last=False)
         over = crop(frame.image, self.over_window) if self.over_window else None
         present = self.sensor_at(frame.at) if self.use_trigger else None
         for event in self.tracker.feed(crop(frame.image, self.window), card_present=present,
                                        frame_index=frame.index, over=over):
-            self._submit(event)
+            self._submit(event, evidence_at=frame.at)
         self.last_index = frame.index
         with self.changed:
             self.changed.notify_all()
 
-    def _submit(self, event: seen.ReadingEvent) -> None:
-        evidence_at = self._frame_times.get(event.frame_index)
+    def _submit(self, event: seen.ReadingEvent, evidence_at: float | None) -> None:
+        # The evidence is the frame that decided the card (the second of the agreeing ones):
+        # the frame-to-lamp latency is what the service adds to what the camera gave it.
         self.pipeline.submit(observation_of(event), evidence_at=evidence_at)
 
     def _equipment_fault(self, reason: str) -> None:

@@ -15,7 +15,7 @@ from typing import Protocol
 from controller.errors import JournalError
 from controller.game import observations as obs
 from controller.game.table import Table
-from controller.journal.replay import TABLE_SETTINGS, replay, table_settings
+from controller.journal.replay import TABLE_SETTINGS, replay, table_id, table_settings
 from controller.journal.store import Journal
 
 Sink = Callable[[list[dict]], None]
@@ -27,8 +27,10 @@ class LampOutput(Protocol):
 
 class TableService:
     def __init__(self, journal: Journal, settings: dict, lamps: LampOutput | None = None,
-                 sinks: Iterable[Sink] = (), clock: Callable[[], float] = time.monotonic):
+                 sinks: Iterable[Sink] = (), clock: Callable[[], float] = time.monotonic,
+                 table_id: str | None = None):
         self.journal = journal
+        self.table_id = table_id
         self.settings = {key: settings[key] for key in TABLE_SETTINGS}
         self._lamps = lamps
         self._sinks = list(sinks)
@@ -40,9 +42,18 @@ class TableService:
         """Rebuild the table from the journal; return the observations it already holds."""
         stored = table_settings(self.journal)
         if stored is None:
-            self.journal.append("meta", {"table": self.settings})
+            meta = {"table": self.settings}
+            if self.table_id is not None:
+                meta["table_id"] = self.table_id  # every published message carries it
+            self.journal.append("meta", meta)
             self._show_lamps()
             return []
+        written_for = table_id(self.journal)
+        if self.table_id is not None and written_for is not None \
+                and written_for != self.table_id:
+            raise JournalError(f"{self.journal.path}: the journal of table {written_for!r}, "
+                               f"not of {self.table_id!r} ([table] id): start a new journal "
+                               "for this table, or give it its own id back")
         for key in TABLE_SETTINGS:
             if stored[key] != self.settings[key]:
                 raise JournalError(

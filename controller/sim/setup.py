@@ -107,16 +107,18 @@ def deck_digest(deck) -> str:
 
 
 class Simulation:
-    def __init__(self, settings, journal_path, deck_name, seed, speed, sink):
+    def __init__(self, settings, journal_path, deck_name, seed, speed, sink, broker=None,
+                 table_id=None):
         # Every resource is closed by the stack, also when building the rest fails.
         self._stack = ExitStack()
         try:
-            self._build(settings, journal_path, deck_name, seed, speed, sink)
+            self._build(settings, journal_path, deck_name, seed, speed, sink, broker, table_id)
         except BaseException:
             self._stack.close()
             raise
 
-    def _build(self, settings, journal_path, deck_name, seed, speed, sink) -> None:
+    def _build(self, settings, journal_path, deck_name, seed, speed, sink, broker,
+               table_id) -> None:
         stack = self._stack
         self.deck = synthetic_deck() if deck_name == "synthetic" else load_deck(
             None if deck_name == "shared" else deck_name)
@@ -143,9 +145,11 @@ class Simulation:
         # The same assembly as `sabot run`, with the emulated shoe, fake GPIO and frames.
         drivers = Drivers(panel=self.panel, camera=camera, reader=reader, serial_port=device,
                           window=UNDER_WINDOW, over_window=OVER_WINDOW,
-                          end_frames=self.feed.close, link_timing=SIMULATED_LINK)
+                          end_frames=self.feed.close, link_timing=SIMULATED_LINK,
+                          broker=broker)
         self.table = TableAssembly(settings, journal_path, drivers, sinks=sinks,
-                                   on_handled=self.stopwatch, on_status=lambda message: None)
+                                   on_handled=self.stopwatch, on_status=lambda message: None,
+                                   table_id=table_id)
         stack.callback(self.table.close)
         self.journal, self.service = self.table.journal, self.table.service
         self.pipeline, self.runtime = self.table.pipeline, self.table.runtime
@@ -212,5 +216,7 @@ class Simulation:
 
 
 def build_simulation(settings, journal_path, *, deck_name="synthetic", seed=None, speed=0.0,
-                     sink=None) -> Simulation:
-    return Simulation(settings, journal_path, deck_name, seed, speed, sink)
+                     sink=None, broker=None, table_id=None) -> Simulation:
+    """`broker`: a surveillance broker client (controller.surveillance.broker) the table
+    publishes to, as `sabot run` does; `table_id` the table's name in journal and topics."""
+    return Simulation(settings, journal_path, deck_name, seed, speed, sink, broker, table_id)

@@ -10,12 +10,11 @@ import html
 from collections import Counter
 from datetime import UTC, datetime
 
-from controller.game.roads import ROWS, big_road, width
+from controller.game.roads import LETTER, ROWS, big_road, leading_ties, width
 from controller.game.roads import bead_plate as plate
 from controller.journal.store import Record
 
 _COLOUR = {"banker": "#c62828", "player": "#1565c0", "tie": "#2e7d32"}
-_LETTER = {"banker": "B", "player": "P", "tie": "T"}
 _STYLE = """
 body{font-family:system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}
 h1{margin:0 0 4px} h2{margin-top:32px;border-bottom:2px solid #ddd}
@@ -47,7 +46,7 @@ def _cells(cells: dict[tuple[int, int], str], columns: int, ring: dict | None = 
                            f'{mark}</div>')
             else:
                 out.append(f'<div class="cell" style="background:{_COLOUR[result]}">'
-                           f'{_LETTER[result]}</div>')
+                           f'{LETTER[result]}</div>')
     return f'<div class="grid">{"".join(out)}</div>'
 
 
@@ -84,13 +83,19 @@ def _shoe_section(number: int, events: list[dict]) -> str:
         f"<span style='color:{_COLOUR['banker']}'>Banker {counts['banker']}</span>"
         f"<span style='color:{_COLOUR['player']}'>Player {counts['player']}</span>"
         f"<span style='color:{_COLOUR['tie']}'>Tie {counts['tie']}</span>"
-        f"<span>{len(rounds) - len(scored)} void</span></p>"
+        f"<span>{len(rounds) - len(scored)} void</span>"
+        f"{_leading(scored)}</p>"
         "<div><h3>Bead plate and big road</h3>"
         f"{_cells(beads, max(width(beads), 12))}"
         f"{_cells({p: c.result for p, c in road.items()}, max(width(road), 24), ring={p: c.ties for p, c in road.items()})}</div>"  # noqa: E501
         f"<h3>Irregularities, faults and announcements</h3><ul>{''.join(notes) or '<li>none</li>'}</ul>"  # noqa: E501
         "<h3>Rounds</h3><table class='rounds'><tr><th>#</th><th>Player</th><th></th>"
         f"<th>Banker</th><th></th><th>Result</th></tr>{''.join(rows)}</table>")
+
+
+def _leading(results: list[str]) -> str:
+    ties = leading_ties(results)
+    return f"<span>{ties} ties before the first win</span>" if ties else ""
 
 
 def render_report(source: str, records: list[Record]) -> str:

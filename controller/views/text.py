@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
+from controller.game import roads
+from controller.game.roads import ROWS
+
 _RESULT_WORD = {"player": "PLAYER", "banker": "BANKER", "tie": "TIE HAND"}
-_BEAD = {"player": "P", "banker": "B", "tie": "T"}
 
 
 def describe(event: dict) -> str | None:
@@ -69,10 +71,9 @@ def summary(rounds: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def bead_plate(rounds: list[dict], rows: int = 6) -> list[str]:
-    beads = [_BEAD[r["result"]] for r in rounds]
-    columns = [beads[i:i + rows] for i in range(0, len(beads), rows)]
-    return [
-        "  " + " ".join(col[row] if row < len(col) else " " for col in columns)
-        for row in range(rows)
-    ]
+def bead_plate(rounds: list[dict], rows: int = ROWS) -> list[str]:
+    plate = roads.bead_plate([r["result"] for r in rounds], rows)
+    columns = roads.width(plate)
+    return ["  " + " ".join(roads.LETTER[plate[(c, row)]] if (c, row) in plate else " "
+                            for c in range(columns))
+            for row in range(rows)]

@@ -48,7 +48,8 @@ def test_repository_example_config_is_in_step_with_the_schema():
     ({"journal": {"path": "  "}}, "[journal] path must be a file path"),
     ({"serial": {"baud": 0}}, "[serial] baud must be a UART rate"),
     ({"gpio": {"debounce_ms": -5}}, "[gpio] debounce_ms must be 0-1000"),
-    ({"table": {"id": ""}}, "[table] id must be a name"),
+    ({"table": {"id": ""}}, "[table] id must be 1-64 letters"),
+    ({"table": {"id": "a/b"}}, "[table] id must be 1-64 letters"),
 ])
 def test_wrong_keys_and_values_name_the_key_and_file(raw, message):
     with pytest.raises(ConfigError) as caught:
@@ -123,3 +124,17 @@ def test_calibrate_leaves_an_invalid_config_alone(tmp_path):
     with pytest.raises(ConfigError, match="not valid TOML"):
         set_camera_window(str(config), (1, 2, 3, 4))
     assert config.read_text() == "[camera\nwindow = 3\n"
+
+
+def test_the_surveillance_example_is_accepted_once_its_files_exist(tmp_path):
+    """docs/surveillance.md's config: every key as it writes it (the TLS and password files
+    it names are the deployment's, so they are made here)."""
+    block = re.findall(r"```toml\n(.*?)```", Path("docs/surveillance.md").read_text(), re.S)[0]
+    raw = tomllib.loads(block)
+    for key in ("password_file", "ca_file", "cert_file", "key_file"):
+        made = tmp_path / key
+        made.write_text("x\n")
+        raw["surveillance"][key] = str(made)
+    config = validate(raw, "docs/surveillance.md example")
+    assert config["surveillance"]["mqtt"].startswith("mqtts://")
+    assert config["table"]["id"] == "baccarat-3"

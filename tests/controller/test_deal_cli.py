@@ -36,7 +36,8 @@ def test_json_event_lines(capsys, monkeypatch):
     assert [r["void"] for r in rounds] == [False, True, False]
     assert rounds[0] == {"event": "round", "round": 1, "player": ["2H", "4H"],
                          "banker": ["3D", "5D"], "player_total": 6, "banker_total": 8,
-                         "natural": True, "result": "banker", "void": False}
+                         "natural": True, "player_pair": False, "banker_pair": False,
+                         "result": "banker", "void": False}
     assert {"event": "last_coup", "round": 3, "rule": "9.8"} in events
     assert [e["rule"] for e in events if e["event"] == "irregularity"] == [
         "12.1(b)", "12.1(b)", "12.4"]

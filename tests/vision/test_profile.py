@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.errors import ProfileError
-from vision.profile import load_profile, save_profile
+from vision.profile import PROFILE_VERSION, load_profile, save_profile
 
 
 def test_a_profile_round_trips(tmp_path, vector_profile):
@@ -39,5 +39,6 @@ def test_an_old_profile_asks_to_enrol_again(tmp_path, vector_profile):
         arrays = dict(data)
     arrays["version"] = np.int32(2)
     np.savez(path.open("wb"), **arrays)
-    with pytest.raises(ProfileError, match="profile version 2, expected 3 .enrol the design"):
+    wanted = f"profile version 2, expected {PROFILE_VERSION} .enrol the design"
+    with pytest.raises(ProfileError, match=wanted):
         load_profile(path)
