@@ -22,7 +22,14 @@ $(MOSQUITTO):
 	export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq mosquitto >/dev/null \
 	  || { apt-get update -qq && apt-get install -y -qq mosquitto >/dev/null; }
 
-test: $(STAMP) $(MOSQUITTO)
+# The monitor's page tests drive Debian's chromium (never a browser downloaded by a tool).
+CHROMIUM := /usr/bin/chromium
+
+$(CHROMIUM):
+	export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq chromium >/dev/null \
+	  || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+
+test: $(STAMP) $(MOSQUITTO) $(CHROMIUM)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n 2 -q
 

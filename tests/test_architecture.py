@@ -11,13 +11,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # controller's rooms, lowest first; a room may import its own and lower ones.
 LEVEL = {"errors": 0, "game": 1, "journal": 2, "views": 3, "surveillance": 3, "service": 4,
-         "sim": 5, "cli": 6}
+         "monitor": 4, "sim": 5, "cli": 6}
 DRIVERS = ("vision", "firmware_bridge", "hardware")
 # What a room may not import besides: the game is pure (no I/O libraries, no threads), the
 # journal needs no driver nor pixels.
 FORBIDDEN = {"game": (*DRIVERS, "cv2", "numpy", "serial", "sqlite3", "threading"),
              "journal": (*DRIVERS, "cv2", "numpy", "serial"),
-             "surveillance": (*DRIVERS, "cv2", "numpy", "serial")}
+             "surveillance": (*DRIVERS, "cv2", "numpy", "serial"),
+             "monitor": (*DRIVERS, "cv2", "numpy", "serial")}
 
 
 def imports_of(path: Path) -> set[str]:
@@ -56,7 +57,7 @@ def test_no_room_imports_a_higher_one(path):
     level = LEVEL[room]
     higher = sorted(m for m in imports_of(path)
                     if room_of(m) in LEVEL and LEVEL[room_of(m)] > level
-                    # views and surveillance are side by side: neither imports the other
+                    # rooms of one level are side by side: neither imports the other
                     or room_of(m) in LEVEL and LEVEL[room_of(m)] == level
                     and room_of(m) != room and level > 0)
     assert higher == [], f"{path.name} ({room}) imports {higher}"

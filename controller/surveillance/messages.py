@@ -16,9 +16,11 @@ import json
 import math
 import re
 
+from contract import ALL_CARDS, LAMP_NAMES
 from controller.errors import InputError
 
 ROOT = "sabot"
+_CODES = frozenset(ALL_CARDS)
 ONLINE, OFFLINE = b"online", b"offline"
 ENVELOPE = ("table", "seq", "ts", "cause")
 # A table id is one topic level: no "/", "+", "#", no spaces, not empty.
@@ -96,6 +98,33 @@ def _check_event(name: str, body: dict) -> None:
     _check_number(name, body, "ts")
     if not isinstance(body.get("event"), str) or not body["event"].isidentifier():
         raise MessageError(f"{name}: no event name")
+    for key, check in _SHAPES.get(body["event"], {}).items():
+        if not check(body.get(key)):
+            raise MessageError(f"{name}: a {body['event']} event whose {key} is "
+                               f"{str(body.get(key))[:40]!r}")
+
+
+def _cards(value) -> bool:
+    return isinstance(value, list) and len(value) <= 416 and all(
+        isinstance(c, str) and c in _CODES for c in value)
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**6
+
+
+# What the monitor reads of the events it draws: a message that claims to be one of them
+# must carry them as a shoe would.
+_SHAPES: dict[str, dict] = {
+    "card": {"card": lambda v: isinstance(v, str) and v in _CODES,
+             "hand": lambda v: v in ("player", "banker", None), "round": _whole},
+    "burn": {"cards": _cards},
+    "round": {"round": _whole, "player": _cards, "banker": _cards,
+              "result": lambda v: v in ("banker", "player", "tie"),
+              "void": lambda v: isinstance(v, bool)},
+    "lamps": {"on": lambda v: isinstance(v, list) and all(n in LAMP_NAMES for n in v)},
+    "new_shoe": {"shoe": _whole},
+}
 
 
 def _check_number(name: str, body: dict, key: str, *, integer: bool = False) -> None:

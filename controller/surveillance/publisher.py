@@ -68,6 +68,7 @@ class Publisher:
         self.sent = 0  # event messages sent, duplicates included (for bench and tests)
         self.error: str | None = None
         self._replica: Table | None = None
+        self._settings: dict = {}
         self._replica_seq = 0
         self._replica_hash = GENESIS
         self._tally = ShoeTally()
@@ -215,7 +216,9 @@ class Publisher:
         if record.seq <= self._replica_seq:
             return
         if record.kind == "meta":
-            self._replica = Table(**settings_of_meta(record, self.journal_path))
+            self._settings = settings_of_meta(record, self.journal_path)
+            self._replica = Table(**self._settings)
+            self._tally = ShoeTally(decks=self._settings["decks"])
         elif record.kind == "observation" and self._replica is not None:
             self._replica.apply(obs.observation_from_dict(record.body))
         elif record.kind == "event":
@@ -230,7 +233,8 @@ class Publisher:
         snapshot = table.state.snapshot() if table is not None else {}
         lamps = sorted(table.lamps()) if table is not None else []
         return {"table": self.table, "seq": self._replica_seq, "hash": self._replica_hash,
-                "ts": self._clock(), **snapshot, "lamps": lamps,
+                "ts": self._clock(), "decks": self._settings.get("decks"),
+                "style": self._settings.get("style"), **snapshot, "lamps": lamps,
                 "tally": self._tally.summary()}
 
     # -- the acknowledged position -----------------------------------------------------------

@@ -54,10 +54,12 @@ class ShoeTally:
         elif kind == "shoe_end":
             self.ended = True
 
-    def cards_left_by_rank(self) -> dict[str, int] | None:
+    def cards_left_by_rank(self) -> list[list] | None:
+        """[[rank, cards left], ...] from the ace to the king (a list: JSON objects do not
+        keep "A" before "2" everywhere)."""
         if self.decks is None:
             return None
-        return {rank: max(0, 4 * self.decks - self.drawn[rank]) for rank in RANK_ORDER}
+        return [[rank, max(0, 4 * self.decks - self.drawn[rank])] for rank in RANK_ORDER]
 
     def summary(self) -> dict:
         counts = Counter(self.results)

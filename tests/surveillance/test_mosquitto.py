@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 import pytest
 
@@ -17,7 +18,7 @@ from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.journal.store import Journal
 from controller.surveillance import messages
 from controller.surveillance.broker import open_client, wait_until
-from tests.surveillance.mosquitto import Mosquitto
+from tests.surveillance.mosquitto import Mosquitto, free_port
 
 
 @pytest.fixture
@@ -97,8 +98,33 @@ def same_events(room: Room, table: str, journal) -> None:
         assert {k: v for k, v in received[seq].items() if k not in messages.ENVELOPE} == body
 
 
+def start_monitor(url: str, tmp_path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "monitor", "--mqtt", url, "--http",
+         f"127.0.0.1:{port}", "--db", str(tmp_path / "monitor.sqlite")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    assert wait_until(lambda: _answers(base), 20), "sabot monitor did not serve"
+    return process, base
+
+
+def _answers(base: str) -> bool:
+    try:
+        with urllib.request.urlopen(base + "/api/tables", timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def api(base: str, path: str):
+    with urllib.request.urlopen(base + path, timeout=10) as response:
+        return json.loads(response.read())
+
+
 def test_three_simulated_tables_publish_whole_shoes_each_event_exactly_once(broker, tmp_path):
     room = Room(broker.url)
+    monitor, base = start_monitor(broker.url, tmp_path)
     tables = {f"table-{n}": (tmp_path / f"t{n}.sqlite", write_shoe(tmp_path, n))
               for n in (1, 2, 3)}
     runs = {t: simulate(broker.url, t, j, s) for t, (j, s) in tables.items()}
@@ -115,7 +141,20 @@ def test_three_simulated_tables_publish_whole_shoes_each_event_exactly_once(brok
         assert room.status[table] == "offline"  # stopped cleanly
         with Journal(str(journal), create=False) as j:
             assert room.state[table]["seq"] == j.last_seq
+        # The monitor's API shows the same: every event, the rounds, the state.
+        events = journal_events(journal)
+        last = max(events)
+        assert wait_until(lambda t=table, seq=last: api(base, f"/api/tables/{t}")
+                          ["last_seq"] == seq, 10)
+        detail = api(base, f"/api/tables/{table}")
+        scored = [e for e in events.values() if e["event"] == "round" and not e["void"]]
+        assert detail["banker"] + detail["player"] + detail["tie"] == len(scored)
+        assert detail["status"] == "offline" and detail["state"]["seq"] == room.state[table]["seq"]
     room.close()
+    monitor.terminate()
+    _, err = monitor.communicate(timeout=15)
+    assert monitor.returncode == 143, err  # the CLI's convention for a SIGTERM stop
+    assert "stopped by SIGTERM" in err and "Traceback" not in err
 
 
 def test_the_broker_stopped_and_started_mid_shoe_loses_nothing(broker, tmp_path):

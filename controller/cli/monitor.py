@@ -1,0 +1,98 @@
+"""`sabot monitor`: the surveillance room's web page of every table, live from the broker."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import sys
+from pathlib import Path
+
+from controller.errors import InputError
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "monitor", help="serve the surveillance room's web page of every table, live",
+        description="Subscribe to every table on the broker, keep what arrives (SQLite) and "
+        "serve the room page, a page per table with its hands, the five roads, statistics, "
+        "irregularities and earlier shoes, and a JSON API (docs/surveillance.md).")
+    parser.add_argument("--mqtt", required=True, metavar="URL",
+                        help="the broker: mqtt://host:port or mqtts://host:port")
+    parser.add_argument("--http", default="127.0.0.1:8080", metavar="HOST:PORT",
+                        help="where to serve the pages (default 127.0.0.1:8080, this machine "
+                        "only)")
+    parser.add_argument("--db", metavar="PATH", help="history file (default "
+                        "$XDG_STATE_HOME/sabot/monitor.sqlite or ~/.local/state/...)")
+    parser.add_argument("--group", metavar="NAME", help="share the tables' events with the "
+                        "other monitors of this group (MQTT 5 shared subscription)")
+    parser.add_argument("--username", metavar="USER", help="broker user name")
+    parser.add_argument("--password-file", metavar="PATH", help="file holding the password")
+    parser.add_argument("--ca-file", metavar="PATH", help="mqtts: the broker's CA")
+    parser.add_argument("--cert-file", metavar="PATH", help="mqtts: this monitor's certificate")
+    parser.add_argument("--key-file", metavar="PATH", help="mqtts: this monitor's key")
+    parser.set_defaults(func=run)
+
+
+def http_address(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise InputError(f"--http {text!r}: give HOST:PORT, the port a number 1-65535")
+    return host, int(port)
+
+
+def default_db() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "sabot" / "monitor.sqlite"
+
+
+def run(args) -> int:
+    try:
+        import uvicorn
+
+        from controller.monitor.app import create_app
+    except ImportError as error:
+        print(f"sabot monitor: {error.name} is not installed: pip install 'sabot[monitor]'",
+              file=sys.stderr)
+        return 1
+    from controller.monitor.service import MonitorService
+    from controller.monitor.store import MonitorStore
+    from controller.surveillance.broker import open_client, parse_broker_url
+    from controller.surveillance.messages import check_table_id
+
+    host, port = http_address(args.http)
+    address = parse_broker_url(args.mqtt, username=args.username,
+                               password_file=args.password_file, ca_file=args.ca_file,
+                               cert_file=args.cert_file, key_file=args.key_file)
+    if args.group:
+        check_table_id(args.group, "--group")
+    db = Path(args.db) if args.db else default_db()
+    db.parent.mkdir(parents=True, exist_ok=True)
+    if not _loopback(host):
+        print(f"sabot monitor: serving on {host}, not only this machine: the pages have no "
+              "login of their own; put them behind the casino's proxy", file=sys.stderr)
+    # A stable client id: a restarted monitor takes up its session (and what the broker
+    # kept for it meanwhile) again.
+    client = open_client(address, session=True,
+                         client_id=f"sabot-monitor-{socket.gethostname()}-{args.group or port}")
+    service = MonitorService(client, MonitorStore(str(db)), group=args.group).start()
+    print(f"sabot monitor: http://{host}:{port}/ ; broker {address}; history {db}",
+          file=sys.stderr, flush=True)
+    try:
+        config = uvicorn.Config(create_app(service), host=host, port=port, log_level="warning",
+                                access_log=False)
+        uvicorn.Server(config).run()
+    finally:
+        service.stop()
+    return 0
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+

@@ -1,0 +1,141 @@
+"""The monitor's web application (Starlette, served by uvicorn).
+
+Pages are static HTML and scripts (`static/`): they fetch the JSON API and build the page
+with DOM calls (`textContent`, never markup from data), and a Content-Security-Policy allows
+scripts from the monitor only, so nothing a message carries can run in the page. Live
+updates come as server-sent events on `/api/stream`: the name of the table that changed.
+
+    GET /                                   the room: every table
+    GET /tables/<id>                        one table: hands, roads, statistics, history
+    GET /api/tables                         the room page's data
+    GET /api/tables/<id>                    the table page's data
+    GET /api/tables/<id>/shoes/<n>[.csv]    one shoe (JSON, or its rounds as CSV)
+    GET /api/stream                         server-sent events: {"table", "received"}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from importlib import resources
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from controller.monitor.room import shoe_csv
+from controller.monitor.service import MonitorService
+from controller.surveillance.messages import TABLE_ID
+
+STATIC = {"monitor.css": "text/css", "monitor.js": "text/javascript",
+          "room.html": "text/html", "table.html": "text/html"}
+SECURITY = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+                               "connect-src 'self'; img-src 'self'; base-uri 'none'; "
+                               "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def _static(name: str) -> bytes:
+    return resources.files("controller.monitor").joinpath("static", name).read_bytes()
+
+
+def create_app(service: MonitorService, *, clock=None) -> Starlette:
+    clock = clock or service.clock
+    files = {name: _static(name) for name in STATIC}
+
+    def page(name: str) -> Response:
+        return Response(files[name], media_type=STATIC[name], headers=SECURITY)
+
+    async def ask(function):
+        return await asyncio.to_thread(service.query, function)
+
+    async def room_page(request: Request) -> Response:
+        return page("room.html")
+
+    async def table_page(request: Request) -> Response:
+        if not TABLE_ID.match(request.path_params["table"]):
+            return PlainTextResponse("no such table", 404, headers=SECURITY)
+        return page("table.html")
+
+    async def static_file(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in STATIC or name.endswith(".html"):
+            return PlainTextResponse("not found", 404, headers=SECURITY)
+        return page(name)
+
+    async def api_tables(request: Request) -> Response:
+        now = clock()
+        return _json(await ask(lambda room: room.summary(now)))
+
+    async def api_table(request: Request) -> Response:
+        table = request.path_params["table"]
+        now = clock()
+        detail = await ask(lambda room: room.tables[table].detail(now)
+                           if table in room.tables else None)
+        return _json(detail) if detail is not None else _missing(f"no table {table!r}")
+
+    async def api_shoe(request: Request) -> Response:
+        table, name = request.path_params["table"], request.path_params["shoe"]
+        as_csv = name.endswith(".csv")
+        number_text = name.removesuffix(".csv").removesuffix(".json")
+        if not number_text.isdigit():
+            return _missing(f"{name!r} is not a shoe number")
+        number = int(number_text)
+        detail = await ask(lambda room: room.tables[table].shoe_detail(number)
+                           if table in room.tables else None)
+        if detail is None:
+            return _missing(f"table {table!r} has no shoe {number}")
+        if as_csv:
+            return Response(shoe_csv(detail), media_type="text/csv", headers={
+                **SECURITY,
+                "Content-Disposition": f'attachment; filename="{table}-shoe-{number}.csv"'})
+        if name.endswith(".json"):
+            return _json(detail, download=f"{table}-shoe-{number}.json")
+        return _json(detail)
+
+    async def stream(request: Request) -> Response:
+        inbox: asyncio.Queue = asyncio.Queue(maxsize=1000)
+        loop = asyncio.get_running_loop()
+        service.updates.listen(loop, inbox)
+
+        async def events():
+            try:
+                yield "retry: 2000\n\n"
+                while True:
+                    try:
+                        item = await asyncio.wait_for(inbox.get(), 15)
+                    except TimeoutError:
+                        yield ": still here\n\n"  # keeps proxies from closing the stream
+                        continue
+                    yield f"data: {json.dumps(item)}\n\n"
+            finally:
+                service.updates.forget(inbox)
+
+        return StreamingResponse(events(), media_type="text/event-stream",
+                                 headers={**SECURITY, "Cache-Control": "no-store"})
+
+    routes = [
+        Route("/", room_page),
+        Route("/tables/{table}", table_page),
+        Route("/static/{name}", static_file),
+        Route("/api/tables", api_tables),
+        Route("/api/tables/{table}", api_table),
+        Route("/api/tables/{table}/shoes/{shoe}", api_shoe),
+        Route("/api/stream", stream),
+    ]
+    return Starlette(routes=routes)
+
+
+def _json(body, download: str | None = None) -> Response:
+    headers = dict(SECURITY)
+    if download:
+        headers["Content-Disposition"] = f'attachment; filename="{download}"'
+    return JSONResponse(body, headers=headers)
+
+
+def _missing(what: str) -> Response:
+    return JSONResponse({"error": what}, status_code=404, headers=SECURITY)

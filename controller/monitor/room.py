@@ -1,0 +1,205 @@
+"""The surveillance room as the monitor knows it: every table, its shoes, from the messages
+received. Pure (no I/O, no clock, no threads): the monitor's room thread owns one `Room`
+and feeds it; the web pages and the API read the dictionaries it gives.
+
+A table's shoes are cut at its `new_shoe` events (the journal's first shoe has none: it
+begins with the table). Each shoe keeps its rounds, the cards of the round being dealt,
+its irregularities and faults, and its `ShoeTally`; the roads are drawn from its results by
+`controller.game.roads`, the same module as the terminal's, the report's and `sabot roads`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+
+from contract import LAMP_NAMES
+from controller.game import roads
+from controller.surveillance.tally import ShoeTally
+
+LAST_RESULTS = 12  # shown per table on the room page
+
+
+@dataclass
+class Shoe:
+    number: int
+    tally: ShoeTally
+    rounds: list[dict] = field(default_factory=list)
+    notes: list[dict] = field(default_factory=list)  # irregularities, faults, announcements
+    started: float | None = None
+    ended: float | None = None
+
+    def summary(self) -> dict:
+        return {"shoe": self.number, "started": self.started, "ended": self.ended,
+                "rounds": len(self.rounds), **_counts(self.tally.summary())}
+
+    def detail(self) -> dict:
+        results = list(self.tally.results)
+        drawn = roads.roads_json(results, self.tally.pairs)
+        # The derived roads laid out as on a board (columns of six), by the same layout.
+        boards = {name: [[cell.result if cell else None for cell in column] for column in
+                         roads.as_columns(roads.layout([roads.RoadCell(m) for m in marks]))]
+                  for name, marks in roads.derived_roads(results).items()}
+        return {**self.summary(),
+                "tally": self.tally.summary(),
+                "roads": {**drawn, "boards": boards},
+                "round_list": self.rounds,
+                "notes": self.notes}
+
+
+def _counts(tally: dict) -> dict:
+    keys = ("banker", "player", "tie", "player_pairs", "banker_pairs", "naturals", "void")
+    return {key: tally[key] for key in keys}
+
+
+@dataclass
+class TableView:
+    table: str
+    status: str = "unknown"  # online, offline, unknown (never heard of its status)
+    state: dict | None = None  # the last retained state
+    last_event_ts: float | None = None
+    last_seq: int = 0
+    events: int = 0
+    shoes: list[Shoe] = field(default_factory=list)
+    hands: dict = field(default_factory=lambda: {"round": None, "player": [], "banker": []})
+    lamps: list[str] = field(default_factory=list)
+    open_faults: list[dict] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.shoes:
+            self.shoes.append(Shoe(1, ShoeTally()))
+
+    @property
+    def shoe(self) -> Shoe:
+        return self.shoes[-1]
+
+    def add_event(self, message: dict) -> None:
+        """One event message, in seq order (the caller drops duplicates and old ones)."""
+        kind, ts = message["event"], message.get("ts")
+        self.last_seq = max(self.last_seq, message["seq"])
+        self.last_event_ts = ts
+        self.events += 1
+        if kind == "new_shoe":
+            previous = self.shoe
+            previous.ended = previous.ended or ts
+            number = int(message.get("shoe", previous.number + 1))
+            if previous.rounds or previous.tally.drawn:
+                self.shoes.append(Shoe(number, ShoeTally()))
+            else:  # nothing was dealt from the shoe before: this is where it begins
+                self.shoe.number = number
+            self.hands = {"round": None, "player": [], "banker": []}
+        shoe = self.shoe
+        if shoe.started is None:
+            shoe.started = ts
+        if shoe.tally.decks is None and self.state and self.state.get("decks"):
+            shoe.tally.decks = self.state["decks"]
+        shoe.tally.add(message)
+        if kind == "card":
+            if self.hands["round"] != message.get("round"):
+                self.hands = {"round": message.get("round"), "player": [], "banker": []}
+            hand = message.get("hand")
+            if hand in ("player", "banker"):
+                self.hands[hand].append(message["card"])
+        elif kind == "round":
+            shoe.rounds.append({k: message.get(k) for k in (
+                "round", "player", "banker", "player_total", "banker_total", "natural",
+                "player_pair", "banker_pair", "result", "void", "ts")})
+        elif kind == "lamps":
+            self.lamps = list(message.get("on", []))
+        elif kind in ("irregularity", "fault", "last_coup", "shoe_end", "shoe_exhausted"):
+            shoe.notes.append({k: v for k, v in message.items()
+                               if k not in ("table", "cause")})
+            if kind == "fault":
+                self.open_faults.append({"reason": message.get("reason"),
+                                         "round": message.get("round"), "ts": ts})
+            if kind in ("shoe_end", "shoe_exhausted"):
+                shoe.ended = ts
+        elif kind == "ack":
+            self.open_faults = []
+
+    def set_state(self, state: dict) -> None:
+        self.state = state
+        if state.get("lamps") is not None and state.get("seq", 0) >= self.last_seq:
+            self.lamps = list(state["lamps"])
+        if self.shoe.tally.decks is None and state.get("decks"):
+            self.shoe.tally.decks = state["decks"]
+
+    def summary(self, now: float | None = None) -> dict:
+        """A tile of the room page."""
+        state = self.state or {}
+        tally = self.shoe.tally.summary()
+        since = None if now is None or self.last_event_ts is None else now - self.last_event_ts
+        return {
+            "table": self.table, "status": self.status,
+            "shoe": self.shoe.number, "round": state.get("round"),
+            "phase": state.get("phase"), "lamps": self.lamps,
+            "last_results": tally["results"][-LAST_RESULTS:],
+            "cards_left": state.get("cards_left"),
+            "open_faults": self.open_faults,
+            "irregularities": tally["irregularities"],
+            "last_event_ts": self.last_event_ts, "seconds_since_event": since,
+            "last_seq": self.last_seq, **_counts(tally),
+        }
+
+    def detail(self, now: float | None = None) -> dict:
+        """The table page: everything about the shoe in play, the earlier shoes listed."""
+        return {**self.summary(now), "state": self.state, "hands": self.hands,
+                "lamp_names": list(LAMP_NAMES),
+                "current": self.shoe.detail(),
+                "shoes": [shoe.summary() for shoe in self.shoes]}
+
+    def shoe_detail(self, number: int) -> dict | None:
+        for shoe in self.shoes:
+            if shoe.number == number:
+                return {"table": self.table, **shoe.detail()}
+        return None
+
+
+class Room:
+    def __init__(self) -> None:
+        self.tables: dict[str, TableView] = {}
+
+    def table(self, table: str) -> TableView:
+        view = self.tables.get(table)
+        if view is None:
+            view = self.tables[table] = TableView(table)
+        return view
+
+    def add_event(self, table: str, message: dict) -> bool:
+        """False for a message already applied (a duplicate or an older seq)."""
+        view = self.table(table)
+        if message["seq"] <= view.last_seq:
+            return False
+        view.add_event(message)
+        return True
+
+    def set_state(self, table: str, state: dict) -> None:
+        self.table(table).set_state(state)
+
+    def set_status(self, table: str, status: str) -> None:
+        self.table(table).status = status
+
+    def summary(self, now: float | None = None) -> list[dict]:
+        return [self.tables[t].summary(now) for t in sorted(self.tables)]
+
+
+CSV_COLUMNS = ("round", "player", "banker", "player_total", "banker_total", "natural",
+               "player_pair", "banker_pair", "result", "void", "ts")
+
+
+def shoe_csv(detail: dict) -> str:
+    """A shoe's rounds as CSV (cards space-separated within a cell)."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    for r in detail["round_list"]:
+        writer.writerow([_cell(r.get(c)) for c in CSV_COLUMNS])
+    return out.getvalue()
+
+
+def _cell(value) -> str:
+    """A cell a spreadsheet will not run: the messages came over the network."""
+    text = " ".join(map(str, value)) if isinstance(value, list) else "" if value is None \
+        else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text

@@ -1,0 +1,180 @@
+"""The monitor's plumbing: broker messages in, one room thread, live updates out.
+
+    broker (paho's network thread) --queue--> room thread: decode and check each message,
+    store it (SQLite, duplicates dropped by seq), apply it to the `Room`, then tell the
+    web clients which tables changed (`Updates`, read by the server's event loop)
+
+Only the room thread touches the `Room` and the store; the web handlers ask it for a
+snapshot through `query`, which runs a function on the room thread and waits for the result,
+so no lock is needed anywhere and a page is always a consistent picture.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+
+from controller.monitor.room import Room
+from controller.monitor.store import MonitorStore
+from controller.surveillance import messages
+from controller.surveillance.broker import BrokerClient
+
+log = logging.getLogger(__name__)
+
+TOPICS = ("sabot/+/event", "sabot/+/state", "sabot/+/status")
+_STOP = object()
+
+
+class Updates:
+    """Fan-out of "table T changed" to every connected page: each page has a queue the
+    room thread puts into through its event loop (`call_soon_threadsafe`)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._listeners: list[tuple[object, object]] = []  # (loop, asyncio.Queue)
+
+    def listen(self, loop, inbox) -> None:
+        with self._lock:
+            self._listeners.append((loop, inbox))
+
+    def forget(self, inbox) -> None:
+        with self._lock:
+            self._listeners = [(lp, q) for lp, q in self._listeners if q is not inbox]
+
+    def publish(self, item: dict) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for loop, inbox in listeners:
+            try:
+                loop.call_soon_threadsafe(_offer, inbox, item)
+            except RuntimeError:  # that page's loop is closed
+                self.forget(inbox)
+
+    @property
+    def count(self) -> int:
+        with self._lock:
+            return len(self._listeners)
+
+
+def _offer(inbox, item) -> None:
+    if inbox.full():  # a page that does not read: it gets the newest, not a backlog
+        inbox.get_nowait()
+    inbox.put_nowait(item)
+
+
+class MonitorService:
+    def __init__(self, client: BrokerClient, store: MonitorStore, *, group: str | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.client = client
+        self.store = store
+        self.room = Room()
+        self.updates = Updates()
+        self.clock = clock
+        self.rejected = 0  # messages that were not a shoe's
+        self.received = 0
+        self._inbox: queue.Queue = queue.Queue(maxsize=100_000)
+        self._thread: threading.Thread | None = None
+        self._group = group
+        self._load()
+
+    def _load(self) -> None:
+        """The history: what earlier runs of the monitor stored."""
+        for table, status, state in self.store.tables():
+            if status:
+                self.room.set_status(table, status)
+            if state:
+                self.room.set_state(table, state)
+        for table, message in self.store.events():
+            self.room.add_event(table, message)
+
+    def start(self) -> MonitorService:
+        self._thread = threading.Thread(target=self._run, name="room", daemon=True)
+        self._thread.start()
+        for topic in TOPICS:
+            # Shared subscriptions (MQTT 5) spread events over several monitors; the state
+            # and status are retained and every monitor wants them all.
+            wanted = f"$share/{self._group}/{topic}" if self._group and \
+                topic.endswith("event") else topic
+            self.client.subscribe(wanted, self._message)
+        self.client.start()
+        return self
+
+    def stop(self) -> None:
+        self.client.close()
+        self._inbox.put(_STOP)
+        if self._thread is not None:
+            self._thread.join(5)
+        self.store.close()
+
+    def query(self, function: Callable[[Room], object], timeout: float = 5.0):
+        """`function(room)` run on the room thread; its result."""
+        future: Future = Future()
+        self._inbox.put((function, future))
+        return future.result(timeout)
+
+    # -- the broker's thread -----------------------------------------------------------------
+
+    def _message(self, topic: str, payload: bytes) -> None:
+        try:
+            self._inbox.put_nowait((topic, payload, self.clock()))
+        except queue.Full:
+            self.rejected += 1
+
+    # -- the room thread ---------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            item = self._inbox.get()
+            if item is _STOP:
+                return
+            changed: dict[str, float] = {}
+            batch = [item]
+            while len(batch) < 500:  # what came meanwhile, in one transaction
+                try:
+                    batch.append(self._inbox.get_nowait())
+                except queue.Empty:
+                    break
+            self.store.begin()
+            try:
+                for entry in batch:
+                    if entry is _STOP:
+                        self._inbox.put(_STOP)
+                        continue
+                    if len(entry) == 2:
+                        function, future = entry
+                        try:
+                            future.set_result(function(self.room))
+                        except Exception as error:  # noqa: BLE001 - the asker gets it
+                            future.set_exception(error)
+                        continue
+                    self._apply(*entry, changed)
+            finally:
+                self.store.commit()
+            for table, received_at in changed.items():
+                self.updates.publish({"table": table, "received": received_at})
+
+    def _apply(self, topic: str, payload: bytes, received_at: float,
+               changed: dict[str, float]) -> None:
+        self.received += 1
+        try:
+            table, kind, body = messages.decode(topic, payload)
+            if kind == "event":
+                if self.room.add_event(table, body):
+                    self.store.add_event(table, body)
+                else:
+                    return  # a duplicate, or older than what the page already shows
+            elif kind == "state":
+                self.room.set_state(table, body)
+                self.store.set_state(table, body)
+            else:
+                self.room.set_status(table, body)
+                self.store.set_status(table, body)
+        except (messages.MessageError, KeyError, TypeError, ValueError) as error:
+            self.rejected += 1
+            log.warning("dropped a message on %.80s: %s", topic, error)
+            return
+        changed[table] = received_at

@@ -1,0 +1,237 @@
+// Sabot monitor pages. Everything shown comes from the JSON API and is put into the page as
+// text (textContent), never as markup: a message from anything but a shoe cannot inject any.
+"use strict";
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = String(value);
+    else if (key === "href") node.setAttribute("href", value);
+    else node.setAttribute(key, String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function replace(id, ...children) {
+  const node = document.getElementById(id);
+  node.replaceChildren(...children);
+  return node;
+}
+
+const LETTER = { banker: "B", player: "P", tie: "T" };
+
+function ago(seconds) {
+  if (seconds === null || seconds === undefined) return "no event yet";
+  if (seconds < 60) return `${Math.max(0, Math.round(seconds))} s ago`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+  return `${Math.round(seconds / 3600)} h ago`;
+}
+
+function cardNode(code) {
+  const red = /[HD]$/.test(code);
+  return el("span", { class: red ? "card red" : "card", text: code });
+}
+
+async function getJSON(url) {
+  const response = await fetch(url, { cache: "no-store" });
+  if (!response.ok) throw new Error(`${url}: ${response.status}`);
+  return response.json();
+}
+
+// Live updates: the server names the table that changed; the page fetches what it shows.
+function live(onTable) {
+  const badge = document.getElementById("live");
+  const source = new EventSource("/api/stream");
+  source.onopen = () => { badge.textContent = "live"; badge.classList.add("on"); };
+  source.onerror = () => { badge.textContent = "reconnecting"; badge.classList.remove("on"); };
+  source.onmessage = (message) => {
+    let item;
+    try { item = JSON.parse(message.data); } catch (error) { return; }
+    if (item && typeof item.table === "string") onTable(item.table);
+  };
+}
+
+function debounced(fn, ms) {
+  let timer = null;
+  return () => {
+    if (timer !== null) return;
+    timer = setTimeout(() => { timer = null; fn(); }, ms);
+  };
+}
+
+// -- the room ---------------------------------------------------------------------------
+
+function tile(t) {
+  const classes = ["tile", t.status];
+  if (t.open_faults.length) classes.push("fault");
+  else if (t.irregularities) classes.push("irregular");
+  const lit = t.lamps.length ? t.lamps.join(", ") : "none";
+  const results = el("div", { class: "results" },
+    ...Array.from(t.last_results).map((r) => el("span", { class: `dot ${r}`, text: r })));
+  const node = el("a", { class: classes.join(" "), href: `/tables/${encodeURIComponent(t.table)}`,
+                        "data-table": t.table, "data-seq": t.last_seq,
+                        "data-rounds": t.banker + t.player + t.tie + t.void },
+    el("h2", {}, el("span", { text: t.table }),
+       el("span", { class: `badge ${t.status}`, text: t.status })),
+    el("div", { class: "line", text: `shoe ${t.shoe}, round ${t.round ?? "-"}` +
+                                      (t.phase ? ` (${t.phase})` : "") }),
+    el("div", { class: "line", text: `lamps: ${lit}` }),
+    results,
+    el("div", { class: "line", text: `banker ${t.banker}  player ${t.player}  tie ${t.tie}` +
+                                      `  cards left ${t.cards_left ?? "?"}` }),
+    t.open_faults.length ? el("div", { class: "line alert",
+                                       text: `FAULT: ${t.open_faults.map((f) => f.reason).join("; ")}` })
+                         : null,
+    t.irregularities ? el("div", { class: "line warn",
+                                   text: `${t.irregularities} irregularities this shoe` }) : null,
+    el("div", { class: "line dim since", "data-ts": t.last_event_ts ?? "",
+                text: ago(t.seconds_since_event) }));
+  return node;
+}
+
+async function showRoom() {
+  const tables = await getJSON("/api/tables");
+  document.getElementById("empty").hidden = tables.length > 0;
+  replace("tables", ...tables.map(tile));
+}
+
+function tickSince() {
+  const now = Date.now() / 1000;
+  for (const node of document.querySelectorAll(".since")) {
+    const ts = parseFloat(node.dataset.ts);
+    if (!Number.isNaN(ts)) node.textContent = ago(now - ts);
+  }
+}
+
+// -- a table ----------------------------------------------------------------------------
+
+const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
+let viewing = null; // an earlier shoe's number while the user looks at it
+
+const MIN_COLUMNS = 12; // an empty road is still drawn as a board
+
+function board(id, columns, draw) {
+  const cells = [];
+  const width = Math.max(columns.length, MIN_COLUMNS);
+  for (let c = 0; c < width; c++) {
+    const column = columns[c] || [null, null, null, null, null, null];
+    for (const cell of column) cells.push(el("div", { class: "cell" }, cell ? draw(cell) : null));
+  }
+  replace(id, ...cells);
+}
+
+function roadsOf(shoe) {
+  const roads = shoe.roads;
+  board("bead_plate", roads.bead_plate, (r) => el("span", { class: `mark ${r}`, text: r }));
+  board("big_road", roads.big_road, (c) => {
+    const ring = el("span", { class: `ring ${c.winner}`, text: c.ties ? String(c.ties) : "" });
+    const node = el("span", {}, ring);
+    if (c.banker_pair) node.append(el("span", { class: "bp", title: "banker pair" }));
+    if (c.player_pair) node.append(el("span", { class: "pp", title: "player pair" }));
+    return node;
+  });
+  for (const name of ["big_eye_boy", "small_road", "cockroach_pig"]) {
+    board(name, roads.boards[name], (m) => el("span", { class: `${m}-mark`, title: m }));
+  }
+  replace("leading", roads.leading_ties ? `(${roads.leading_ties} ties before the first win)` : "");
+  const names = { big_eye_boy: "Big Eye Boy", small_road: "Small Road", cockroach_pig: "Cockroach Pig" };
+  const head = el("tr", {}, el("th", { text: "if next is" }),
+    ...Object.values(names).map((n) => el("th", { text: n })));
+  const rows = ["banker", "player"].map((w) => el("tr", {}, el("th", { text: w }),
+    ...Object.keys(names).map((n) => el("td", { text: roads.ask[w][n] ?? "-" }))));
+  replace("ask", head, ...rows);
+}
+
+function statsOf(shoe) {
+  const t = shoe.tally;
+  const stat = (label, value) => el("div", {}, el("b", { text: value }), label);
+  replace("stats", stat("banker", t.banker), stat("player", t.player), stat("tie", t.tie),
+    stat("player pairs", t.player_pairs), stat("banker pairs", t.banker_pairs),
+    stat("naturals", t.naturals), stat("void hands", t.void));
+  const ranks = t.cards_left_by_rank;
+  if (ranks) {
+    replace("ranks", el("tr", {}, el("th", { text: "cards left" }),
+                        ...ranks.map(([rank]) => el("th", { text: rank }))),
+            el("tr", {}, el("td", { text: "" }),
+               ...ranks.map(([, left]) => el("td", { text: left }))));
+  } else replace("ranks");
+  replace("notes", ...(shoe.notes.length ? shoe.notes.map((n) => {
+    const when = n.ts ? new Date(n.ts * 1000).toLocaleTimeString() : "";
+    let text = `${when} round ${n.round ?? "-"}: `;
+    let cls = "";
+    if (n.event === "irregularity") { text += `rule ${n.rule}: ${n.message}`; cls = "warn"; }
+    else if (n.event === "fault") { text += `FAULT: ${n.reason}`; cls = "alert"; }
+    else if (n.event === "last_coup") text += `last coup announced (rule ${n.rule})`;
+    else if (n.event === "shoe_end") text = `${when} end of the shoe after ${n.rounds} rounds, ${n.cards_left} cards left`;
+    else text += n.event.replace("_", " ");
+    return el("li", { class: cls, text });
+  }) : [el("li", { class: "dim", text: "none" })]));
+}
+
+function nowOf(t) {
+  replace("title", t.table);
+  const status = replace("status", t.status);
+  status.className = `badge ${t.status}`;
+  replace("lamps", ...t.lamp_names.map((name) => el("span", {
+    class: `lamp${t.lamps.includes(name) ? " lit" : ""}${name === "fault" ? " fault" : ""}`,
+    text: name.replace("_", " ") })));
+  replace("player", ...t.hands.player.map(cardNode));
+  replace("banker", ...t.hands.banker.map(cardNode));
+  replace("shoe-line", `shoe ${t.shoe}, round ${t.round ?? "-"}, ${t.cards_left ?? "?"} cards ` +
+          `left, last event ${ago(t.seconds_since_event)}`);
+  replace("faults", ...t.open_faults.map((f) => el("p", { class: "alert",
+    text: `FAULT (round ${f.round ?? "-"}): ${f.reason}` })));
+}
+
+function shoesOf(t) {
+  const head = el("tr", {}, ...["shoe", "rounds", "banker", "player", "tie", "", ""]
+    .map((h) => el("th", { text: h })));
+  const rows = t.shoes.map((s) => {
+    const base = `/api/tables/${encodeURIComponent(t.table)}/shoes/${s.shoe}`;
+    const look = el("button", { text: s.shoe === t.current.shoe ? "in play" : "show" });
+    look.addEventListener("click", () => { viewing = s.shoe === t.current.shoe ? null : s.shoe; showTable(); });
+    return el("tr", { class: s.shoe === t.current.shoe ? "current" : "" },
+      el("td", { text: s.shoe }), el("td", { text: s.rounds }), el("td", { text: s.banker }),
+      el("td", { text: s.player }), el("td", { text: s.tie }), el("td", {}, look),
+      el("td", {}, el("a", { href: `${base}.json`, text: "JSON" }), " ",
+         el("a", { href: `${base}.csv`, text: "CSV" })));
+  });
+  replace("shoes", head, ...rows);
+}
+
+async function showTable() {
+  const t = await getJSON(`/api/tables/${encodeURIComponent(tableId)}`);
+  nowOf(t);
+  shoesOf(t);
+  let shoe = t.current;
+  if (viewing !== null) shoe = await getJSON(`/api/tables/${encodeURIComponent(tableId)}/shoes/${viewing}`);
+  replace("roads-title", viewing === null ? `Roads, shoe ${shoe.shoe} (in play)` : `Roads, shoe ${shoe.shoe}`);
+  roadsOf(shoe);
+  statsOf(shoe);
+  document.body.dataset.seq = String(t.last_seq);
+}
+
+// -- start ------------------------------------------------------------------------------
+
+function start() {
+  const page = document.body.dataset.page;
+  if (page === "room") {
+    const refresh = debounced(() => showRoom().catch(() => {}), 100);
+    live(refresh);
+    showRoom().catch(() => {});
+    setInterval(tickSince, 1000);
+  } else if (page === "table") {
+    document.title = `Sabot monitor: ${tableId}`;
+    const refresh = debounced(() => showTable().catch(() => {}), 100);
+    live((table) => { if (table === tableId) refresh(); });
+    showTable().catch(() => replace("title", `${tableId}: not heard from`));
+  }
+}
+
+start();

@@ -1,0 +1,204 @@
+"""`sabot monitor` (issue 10): the room and table pages' data from what the tables publish,
+history across a restart, downloads, and messages from anything but a shoe."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from controller.game import roads
+from controller.game.script import parse_script
+from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
+from controller.monitor.room import Room, shoe_csv
+from controller.surveillance.broker import MemoryBroker
+from tests.surveillance.monitor_rig import MonitorServer, Table
+
+
+def shoe(seed: int):
+    return dealt_until_shoe_end(shuffled_shoe(1, seed=seed), 1)
+
+
+def scripted(text: str):
+    return [step.observation for step in parse_script(text)]
+
+
+@pytest.fixture
+def room(tmp_path):
+    broker = MemoryBroker()
+    monitor = MonitorServer(broker.client("monitor"), tmp_path / "monitor.sqlite")
+    tables: list[Table] = []
+
+    def table(name: str) -> Table:
+        made = Table(tmp_path, name, broker.client(name))
+        tables.append(made)
+        return made
+
+    yield broker, monitor, table
+    for made in tables:
+        made.close()
+    monitor.close()
+
+
+def rounds_of(events):
+    return [e for e in events if e["event"] == "round"]
+
+
+def test_the_api_shows_every_table_as_its_journal_says(room):
+    _, monitor, table = room
+    one, two = table("table-1"), table("table-2")
+    one.deal(shoe(1))
+    two.deal(shoe(2)[:30])
+    one.flush(), two.flush()
+    assert monitor.wait_for(lambda: len(monitor.get("/api/tables")) == 2)
+    assert monitor.wait_for(lambda: monitor.get("/api/tables/table-2")["last_seq"]
+                            == two.service.journal.last_seq)
+    tiles = {t["table"]: t for t in monitor.get("/api/tables")}
+    for made in (one, two):
+        scored = [r for r in rounds_of(made.events()) if not r["void"]]
+        tile = tiles[made.name]
+        assert tile["status"] == "online"
+        assert tile["banker"] == sum(r["result"] == "banker" for r in scored)
+        assert tile["tie"] == sum(r["result"] == "tie" for r in scored)
+        assert tile["last_results"] == "".join(roads.LETTER[r["result"]] for r in scored)[-12:]
+        assert tile["cards_left"] == made.service.table.state.cards_left
+    detail = monitor.get("/api/tables/table-2")
+    scored = [r for r in rounds_of(two.events()) if not r["void"]]
+    expected = roads.roads_json([r["result"] for r in scored],
+                                [(r["player_pair"], r["banker_pair"]) for r in scored])
+    assert {k: detail["current"]["roads"][k] for k in expected} == json.loads(
+        json.dumps(expected))
+    assert sorted(detail["lamps"]) == sorted(two.service.table.lamps())
+    state = two.service.table.state
+    assert detail["hands"]["player"] == (state.player or detail["hands"]["player"])
+
+
+def test_hands_are_shown_as_they_are_dealt(room):
+    _, monitor, table = room
+    one = table("t1")
+    one.deal(scripted("AS 2C 9H 8D"))
+    one.flush()
+    assert monitor.wait_for(lambda: monitor.get("/api/tables/t1")["hands"]["banker"] == ["8D"])
+    assert monitor.get("/api/tables/t1")["hands"]["player"] == ["9H"]
+
+
+def test_shoes_are_kept_apart_and_downloadable(room):
+    _, monitor, table = room
+    one = table("t1")
+    one.deal(scripted("AS 2C 9H 8D 9C 8S NEWSHOE 3S 4S 5S 9D 8C 9S 8H 2D KD"))
+    one.flush()
+    assert monitor.wait_for(lambda: len(monitor.get("/api/tables/t1")["shoes"]) == 2)
+    detail = monitor.get("/api/tables/t1")
+    assert [s["shoe"] for s in detail["shoes"]] == [1, 2]
+    assert detail["shoes"][0]["rounds"] == 1 and detail["current"]["shoe"] == 2
+    first = monitor.get("/api/tables/t1/shoes/1")
+    assert [r["player"] for r in first["round_list"]] == [["9H", "9C"]]
+    rows = list(csv.DictReader(io.StringIO(monitor.get("/api/tables/t1/shoes/2.csv"))))
+    assert [row["player"] for row in rows] == ["8C 8H"]  # after the burn 3S 4S 5S 9D
+    assert monitor.get("/api/tables/t1/shoes/2.json")["shoe"] == 2
+    assert monitor.status_of("/api/tables/t1/shoes/3") == 404
+    assert monitor.status_of("/api/tables/t1/shoes/x") == 404
+    assert monitor.status_of("/api/tables/nope") == 404
+    assert monitor.status_of("/tables/bad%2Fid") == 404
+
+
+def test_faults_are_open_until_acknowledged(room):
+    _, monitor, table = room
+    one = table("t1")
+    one.deal(scripted("AS 2C 9H JOKER"))
+    one.flush()
+    assert monitor.wait_for(lambda: monitor.get("/api/tables")[0]["open_faults"] != [])
+    notes = monitor.get("/api/tables/t1")["current"]["notes"]
+    assert any(n["event"] == "fault" for n in notes)
+    one.deal(scripted("ACK"))
+    one.flush()
+    assert monitor.wait_for(lambda: monitor.get("/api/tables")[0]["open_faults"] == [])
+
+
+def test_a_restarted_monitor_shows_the_same_history(tmp_path):
+    broker = MemoryBroker()
+    monitor = MonitorServer(broker.client("monitor"), tmp_path / "m.sqlite")
+    one = Table(tmp_path, "t1", broker.client("t1"))
+    one.deal(scripted("AS 2C 9H 8D 9C 8S NEWSHOE 3S 4S 5S 9D 8C 9S 8H"))
+    one.flush()
+    assert monitor.wait_for(lambda: monitor.get("/api/tables/t1")["last_seq"]
+                            == one.service.journal.last_seq)
+    before = monitor.get("/api/tables/t1")
+    monitor.close()
+    one.close()
+    again = MonitorServer(MemoryBroker().client("monitor"), tmp_path / "m.sqlite")
+    after = again.get("/api/tables/t1")
+    again.close()
+    for key in ("seconds_since_event",):
+        before.pop(key), after.pop(key)
+    assert after["shoes"] == before["shoes"] and after["current"] == before["current"]
+    assert after["last_seq"] == before["last_seq"]
+
+
+@pytest.mark.parametrize("topic, payload", [
+    ("sabot/t1/event", b"\xff\xfe not json"),
+    ("sabot/t1/event", b'{"table": "t1", "seq": 1, "ts": 1, "event": "round", "player": 5}'),
+    ("sabot/t1/event", b'{"table": "t1", "seq": 1, "ts": 1, "event": "card", "card": "ZZ"}'),
+    ("sabot/t1/event", b'{"table": "t2", "seq": 1, "ts": 1, "event": "burn", "cards": []}'),
+    ("sabot/t1/state", b"[]"),
+    ("sabot/t1/status", b"<script>"),
+    ("sabot/<b>/event", b"{}"),
+    ("elsewhere/t1/event", b"{}"),
+])
+def test_messages_from_anything_but_a_shoe_do_not_crash_the_monitor(room, topic, payload):
+    broker, monitor, table = room
+    intruder = broker.client("intruder")
+    intruder.start()
+    intruder.publish(topic, payload)
+    one = table("t1")
+    one.deal(scripted("AS 2C 9H 8D 9C 8S"))
+    one.flush()
+    assert monitor.wait_for(lambda: monitor.get("/api/tables/t1")["last_seq"]
+                            == one.service.journal.last_seq)
+    # Delivered when it is on a topic the monitor listens to, and then refused by name.
+    assert monitor.service.rejected == (1 if topic.startswith("sabot/") else 0)
+    assert [t["table"] for t in monitor.get("/api/tables")] == ["t1"]
+
+
+def test_pages_carry_a_policy_that_runs_no_script_of_a_message(room):
+    _, monitor, table = room
+    import urllib.request
+    with urllib.request.urlopen(monitor.url + "/") as response:
+        policy = response.headers["Content-Security-Policy"]
+        page = response.read().decode()
+    assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+    assert "<script src=\"/static/monitor.js\"" in page
+    assert monitor.status_of("/static/room.html") == 404  # pages only at their addresses
+    assert monitor.status_of("/static/../app.py") == 404
+
+
+def test_room_model_drops_duplicates_and_older_messages():
+    model = Room()
+    message = {"table": "t1", "seq": 5, "ts": 1.0, "event": "burn", "cards": ["AS", "2C"]}
+    assert model.add_event("t1", message)
+    assert not model.add_event("t1", message)
+    assert not model.add_event("t1", {**message, "seq": 4})
+    assert model.tables["t1"].events == 1
+
+
+def test_shoe_csv_defuses_formulas():
+    text = shoe_csv({"round_list": [{"round": 1, "player": ["=HYPERLINK(1)"], "banker": [],
+                                     "result": "banker"}]})
+    assert "'=HYPERLINK(1)" in text
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--mqtt", "mqtt://127.0.0.1:1", "--http", "127.0.0.1:http"], "give HOST:PORT"),
+    (["--mqtt", "tcp://x"], "is not an mqtt:// or mqtts:// URL"),
+    (["--mqtt", "mqtt://x", "--group", "a/b"], "--group 'a/b'"),
+])
+def test_sabot_monitor_names_a_wrong_argument(args, words, tmp_path):
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "monitor", *args, "--db",
+                           str(tmp_path / "m.sqlite")], capture_output=True, text=True,
+                          timeout=30)
+    assert done.returncode == 2, done.stderr
+    assert words in done.stderr and "Traceback" not in done.stderr

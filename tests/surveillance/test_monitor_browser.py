@@ -1,0 +1,108 @@
+"""The monitor's pages in a real browser (issue 10): Debian's chromium driven by Playwright
+(never a downloaded browser). The room page shows the tables and updates without a reload
+when a round is published; the table page draws the five roads; markup in a message is shown
+as text. Screenshots go to the test's folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from controller.game.script import parse_script
+from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
+from controller.surveillance.broker import MemoryBroker
+from tests.surveillance.monitor_rig import MonitorServer, Table
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+def test_room_and_table_pages(tmp_path, browser):
+    broker = MemoryBroker()
+    monitor = MonitorServer(broker.client("monitor"), tmp_path / "m.sqlite")
+    one = Table(tmp_path, "table-1", broker.client("table-1"), decks=8)
+    two = Table(tmp_path, "table-2", broker.client("table-2"))
+    shoe = dealt_until_shoe_end(shuffled_shoe(8, seed=21), 8)[:212]  # some 40 rounds
+    try:
+        one.deal(shoe[:-12])
+        two.deal(dealt_until_shoe_end(shuffled_shoe(1, seed=5), 1)[:20])
+        one.flush(), two.flush()
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(monitor.url + "/")
+        page.wait_for_selector(".tile[data-table='table-2']")
+        assert page.locator(".tile").count() == 2
+        page.wait_for_selector("#live.on")  # the live stream is connected
+        tile = ".tile[data-table='table-1']"
+        rounds = int(page.locator(tile).get_attribute("data-rounds"))
+        page.screenshot(path=str(tmp_path / "room.png"), full_page=True)
+
+        # A round published while the page is open shows up without a reload.
+        rounds_before = sum(e["event"] == "round" for e in one.events())
+        for observation in shoe[-12:]:
+            one.deal([observation])
+            if sum(e["event"] == "round" for e in one.events()) > rounds_before:
+                break
+        one.flush()
+        page.wait_for_function(
+            "n => Number(document.querySelector(\".tile[data-table='table-1']\")"
+            ".dataset.rounds) === n + 1", arg=rounds, timeout=10_000)
+
+        # Markup in a message is text on the page, never markup.
+        intruder = broker.client("intruder")
+        intruder.start()
+        intruder.publish("sabot/table-2/event", json.dumps({
+            "table": "table-2", "seq": 10**5, "ts": 1.0, "event": "fault",
+            "reason": "<img src=x onerror=\"window.pwned=1\">", "round": 1}).encode())
+        page.wait_for_selector(".tile[data-table='table-2'] .alert")
+        assert "<img src=x" in page.locator(".tile[data-table='table-2'] .alert").inner_text()
+        assert page.evaluate("window.pwned") is None
+        assert page.locator(".tile img").count() == 0
+
+        page.goto(monitor.url + "/tables/table-1")
+        page.wait_for_selector("#big_road .cell .ring")
+        for board in ("bead_plate", "big_road", "big_eye_boy", "small_road", "cockroach_pig"):
+            assert page.locator(f"#{board} .cell").count() >= 6, board
+        for board in ("big_eye_boy", "small_road", "cockroach_pig"):
+            assert page.locator(f"#{board} .cell span").count() >= 5, board  # marks drawn
+        assert page.locator("#ask tr").count() == 3
+        assert page.locator("#lamps .lamp").count() == 11
+        page.screenshot(path=str(tmp_path / "table.png"), full_page=True)
+        assert errors == []
+    finally:
+        one.close(), two.close()
+        monitor.close()
+    assert (tmp_path / "room.png").stat().st_size > 10_000
+    assert (tmp_path / "table.png").stat().st_size > 10_000
+
+
+def test_scripted_table_page_shows_hands_and_faults(tmp_path, browser):
+    broker = MemoryBroker()
+    monitor = MonitorServer(broker.client("monitor"), tmp_path / "m.sqlite")
+    one = Table(tmp_path, "t1", broker.client("t1"))
+    try:
+        one.deal([s.observation for s in parse_script("AS 2C 9H 8D JOKER")])
+        one.flush()
+        page = browser.new_page()
+        page.goto(monitor.url + "/tables/t1")
+        page.wait_for_selector("#faults .alert")
+        assert page.locator("#player .card").all_inner_texts() == ["9H"]
+        assert page.locator("#banker .card").all_inner_texts() == ["8D"]
+        assert "fault" in page.locator("#lamps .lamp.lit").all_inner_texts()
+    finally:
+        one.close()
+        monitor.close()
