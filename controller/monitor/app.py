@@ -10,7 +10,7 @@ updates come as server-sent events on `/api/stream`: the name of the table that 
     GET /api/tables                         the room page's data
     GET /api/tables/<id>                    the table page's data
     GET /api/tables/<id>/shoes/<n>[.csv]    one shoe (JSON, or its rounds as CSV)
-    GET /api/stream                         server-sent events: {"table", "received"}
+    GET /api/stream                         server-sent events: {"table", "received", "ts"}
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
     broker (paho's network thread) --queue--> room thread: decode and check each message,
     store it (SQLite, duplicates dropped by seq), apply it to the `Room`, then tell the
-    web clients which tables changed (`Updates`, read by the server's event loop)
+    web clients which tables changed (`Updates`, read by the server's event loop):
+    {"table", "received" (monitor's clock), "ts" (the newest event's journal time)}
 
 Only the room thread touches the `Room` and the store; the web handlers ask it for a
 snapshot through `query`, which runs a function on the room thread and waits for the result,
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -26,6 +28,7 @@ from controller.surveillance.broker import BrokerClient
 log = logging.getLogger(__name__)
 
 TOPICS = ("sabot/+/event", "sabot/+/state", "sabot/+/status")
+SWITCH_INTERVAL = 0.0005  # seconds
 _STOP = object()
 
 
@@ -92,6 +95,10 @@ class MonitorService:
             self.room.add_event(table, message)
 
     def start(self) -> MonitorService:
+        # The broker's network thread reads one packet per turn of the GIL: with the room
+        # thread busy, Python's default 5 ms turn would cap it at a few hundred messages a
+        # second. (Process-wide: the monitor is a process of its own.)
+        sys.setswitchinterval(SWITCH_INTERVAL)
         self._thread = threading.Thread(target=self._run, name="room", daemon=True)
         self._thread.start()
         for topic in TOPICS:
@@ -131,7 +138,7 @@ class MonitorService:
             item = self._inbox.get()
             if item is _STOP:
                 return
-            changed: dict[str, float] = {}
+            changed: dict[str, dict] = {}
             batch = [item]
             while len(batch) < 500:  # what came meanwhile, in one transaction
                 try:
@@ -154,17 +161,17 @@ class MonitorService:
                     self._apply(*entry, changed)
             finally:
                 self.store.commit()
-            for table, received_at in changed.items():
-                self.updates.publish({"table": table, "received": received_at})
+            for table, item in changed.items():
+                self.updates.publish({"table": table, **item})
 
     def _apply(self, topic: str, payload: bytes, received_at: float,
-               changed: dict[str, float]) -> None:
+               changed: dict[str, dict]) -> None:
         self.received += 1
         try:
             table, kind, body = messages.decode(topic, payload)
             if kind == "event":
                 if self.room.add_event(table, body):
-                    self.store.add_event(table, body)
+                    self.store.add_event(table, body["seq"], payload)
                 else:
                     return  # a duplicate, or older than what the page already shows
             elif kind == "state":
@@ -177,4 +184,8 @@ class MonitorService:
             self.rejected += 1
             log.warning("dropped a message on %.80s: %s", topic, error)
             return
-        changed[table] = received_at
+        # What the pages hear: the table, when its news reached the monitor, and the journal
+        # time of its newest event (so a client can tell the delay from table to page).
+        item = changed.setdefault(table, {"received": received_at, "ts": None})
+        if kind == "event":
+            item["ts"] = body["ts"]

@@ -40,11 +40,12 @@ class MonitorStore:
             raise MonitorStoreError(f"{path}: cannot use it as the monitor's history "
                                     f"({error})") from None
 
-    def add_event(self, table: str, message: dict) -> bool:
-        """Store one event message; False when that (table, seq) was already stored."""
-        cursor = self._db.execute(
-            "INSERT OR IGNORE INTO events VALUES (?, ?, ?)",
-            (table, int(message["seq"]), json.dumps(message, separators=(",", ":"))))
+    def add_event(self, table: str, seq: int, payload: bytes | str) -> bool:
+        """Store one event message as received (checked); False when that (table, seq) was
+        already stored."""
+        text = payload.decode() if isinstance(payload, bytes) else payload
+        cursor = self._db.execute("INSERT OR IGNORE INTO events VALUES (?, ?, ?)",
+                                  (table, int(seq), text))
         return cursor.rowcount == 1
 
     def set_status(self, table: str, status: str) -> None:

@@ -79,7 +79,7 @@ def decode(name: str, payload: bytes) -> tuple[str, str, object]:
             raise MessageError(f"{name}: status {text[:20]!r} is neither online nor offline")
         return table, kind, text
     try:
-        body = json.loads(payload, parse_constant=_no_constant)
+        body = _DECODER.decode(payload.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as error:
         raise MessageError(f"{name}: not JSON ({error})") from None
     if not isinstance(body, dict):
@@ -137,3 +137,6 @@ def _check_number(name: str, body: dict, key: str, *, integer: bool = False) -> 
 
 def _no_constant(name: str):
     raise ValueError(f"{name} is not a number")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)  # NaN and Infinity are refused
