@@ -36,8 +36,8 @@ test: $(STAMP) $(MOSQUITTO) $(CHROMIUM)
 soak: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m soak
 
-bench: $(STAMP)
-	for b in engine link vision e2e; do echo "== bench.$$b"; $(BIN)/python -m bench.$$b || exit 1; done
+bench: $(STAMP) $(MOSQUITTO)
+	for b in engine link vision e2e monitor; do echo "== bench.$$b"; $(BIN)/python -m bench.$$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -3,11 +3,12 @@ and what publishing costs a table.
 
 A real mosquitto on loopback (the tests' helper starts it), the monitor in this process (its
 room thread, SQLite history and web server, as `sabot monitor` runs them) and:
-1. throughput: 200 tables' round events sent as fast as eight publishing connections can
-   (QoS 1), measured as events the monitor stored per second;
-2. latency: the same 200 tables at a steady 10 events/s each, broker-to-page as a browser's
+1. latency: 200 tables at a steady 10 events/s each, broker-to-page as a browser's
    EventSource would hear it (`/api/stream`, the time it reads the news minus the event's
    publish time), p50 and p99;
+2. throughput: the same 200 tables at rising rates (1,000 to 10,000 events/s in all, QoS 1,
+   from eight connections in a process of their own, as tables are machines of their own):
+   the highest rate the monitor keeps up with (99% stored within a second of the end);
 3. the table side: one 8-deck shoe journaled by the table thread with a publisher attached
    (the table thread's cost per event: the sink; the publisher thread's: catching up a
    journal, per event).
@@ -153,6 +154,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--latency-only", action="store_true", help="skip the throughput steps")
     args = parser.parse_args()
     multiprocessing.set_start_method("spawn")  # no fork of a process with threads
     with tempfile.TemporaryDirectory() as folder:
@@ -168,9 +170,11 @@ def main() -> None:
                                                    lifespan="off"))
             threading.Thread(target=server.run, daemon=True).start()
             wait_until(lambda: server.started, 10)
-            rate, steps = throughput(broker.url, service, args.tables, args.seconds / 2)
+            # Latency first: the throughput steps end with the broker's queue full.
             heard = np.array(latency(broker.url, f"127.0.0.1:{port}", args.tables,
                                      args.seconds, 10.0)) * 1000
+            rate, steps = (0, []) if args.latency_only else throughput(
+                broker.url, service, args.tables, args.seconds / 2)
             server.should_exit = True
             service.stop()
             sink_us, per_event_us, events = table_side(broker.url, root)
