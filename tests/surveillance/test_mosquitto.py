@@ -199,3 +199,37 @@ def test_a_service_killed_mid_shoe_and_restarted_loses_and_doubles_nothing(broke
     rounds = [b for b in bodies if '"event": "round"' in b]
     assert len(rounds) == len(set(rounds))  # the journal itself holds no round twice
     room.close()
+
+
+def test_sabot_run_publishes_its_table_to_the_configured_broker(broker, tmp_path):
+    """The live service with `[surveillance] mqtt`: the recorded camera's cards and the shoe's
+    button arrive as events of the config's table id; a SIGTERM stop says `offline`."""
+    import signal
+
+    from firmware_bridge.emulator import ShoeEmulator
+    from firmware_bridge.pty_shoe import PtyShoe
+    from tests.controller.test_run_service import CARDS, write_rig
+
+    room = Room(broker.url)
+    with PtyShoe(ShoeEmulator(seed=1)) as shoe:
+        config = write_rig(tmp_path, shoe.device)
+        config.write_text(config.read_text() + f'[surveillance]\nmqtt = "{broker.url}"\n')
+        service = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config",
+                                    str(config)], stderr=subprocess.PIPE, text=True)
+        try:
+            assert wait_until(lambda: any(m["event"] == "round" for m in
+                                          room.messages.get("test-table", [])), 60), \
+                "no round was published"
+            assert room.status.get("test-table") == "online"
+            service.send_signal(signal.SIGTERM)
+            assert service.wait(timeout=30) == 0, service.stderr.read()
+        finally:
+            if service.poll() is None:
+                service.kill()
+    journal = tmp_path / "journal" / "shoe.sqlite"
+    same_events(room, "test-table", journal)
+    cards = [m["card"] for m in room.messages["test-table"] if m["event"] == "card"]
+    burn = next(m for m in room.messages["test-table"] if m["event"] == "burn")
+    assert burn["cards"] + cards == CARDS
+    assert wait_until(lambda: room.status.get("test-table") == "offline", 10)
+    room.close()
