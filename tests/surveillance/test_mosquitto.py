@@ -4,6 +4,7 @@ lost, and what arrived twice is the same message with the same seq."""
 
 from __future__ import annotations
 
+import getpass
 import json
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from controller.game.script import format_script
 from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.journal.store import Journal
 from controller.surveillance import messages
-from controller.surveillance.broker import open_client, wait_until
+from controller.surveillance.broker import open_client, parse_broker_url, wait_until
 from tests.surveillance.mosquitto import Mosquitto, free_port
 
 
@@ -233,3 +234,69 @@ def test_sabot_run_publishes_its_table_to_the_configured_broker(broker, tmp_path
     assert burn["cards"] + cards == CARDS
     assert wait_until(lambda: room.status.get("test-table") == "offline", 10)
     room.close()
+
+
+def make_certificates(folder) -> dict[str, str]:
+    """A CA, a broker certificate for 127.0.0.1 and a table's client certificate (openssl)."""
+    def run(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=folder)
+
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=room-ca",
+        "-keyout", "ca.key", "-out", "ca.pem")
+    for name, subject in (("broker", "/CN=127.0.0.1"), ("table", "/CN=table-7")):
+        run("req", "-newkey", "rsa:2048", "-nodes", "-subj", subject, "-keyout",
+            f"{name}.key", "-out", f"{name}.csr")
+        (folder / f"{name}.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+        run("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-days", "2", "-out", f"{name}.pem", "-extfile", f"{name}.ext")
+    return {n: str(folder / n) for n in ("ca.pem", "broker.pem", "broker.key", "table.pem",
+                                         "table.key")}
+
+
+def test_mqtts_with_a_client_certificate(tmp_path):
+    """`mqtts://` as docs/surveillance.md sets it up: the broker's CA, a client certificate
+    the broker requires; a table without one is not let in."""
+    from controller.service.config import broker_address, validate
+    from tests.surveillance.monitor_rig import Table
+
+    folder = tmp_path / "tls"
+    folder.mkdir()
+    files = make_certificates(folder)
+    server = Mosquitto(folder)
+    server.config.write_text(
+        f"user {getpass.getuser()}\nlistener {server.port} 127.0.0.1\n"
+        f"cafile {files['ca.pem']}\ncertfile {files['broker.pem']}\n"
+        f"keyfile {files['broker.key']}\nrequire_certificate true\n"
+        "use_identity_as_username true\nallow_anonymous false\n"
+        f"log_dest file {folder}/mosquitto.log\n")
+    server.start()
+    try:
+        url = f"mqtts://127.0.0.1:{server.port}"
+        config = validate({"table": {"id": "table-7"}, "surveillance": {
+            "mqtt": url, "ca_file": files["ca.pem"], "cert_file": files["table.pem"],
+            "key_file": files["table.key"]}})
+        address = broker_address(config)
+        room_client = open_client(address, client_id="room")  # the room, with the same cert
+        got: list[bytes] = []
+        room_client.subscribe("sabot/table-7/event", lambda topic, payload: got.append(payload))
+        room_client.start()
+        assert wait_until(lambda: room_client.connected, 15), (folder / "mosquitto.log").read_text()
+        table = Table(tmp_path, "table-7", open_client(address, client_id="table-7"))
+        table.deal(scripted_burn())
+        table.flush()
+        assert wait_until(lambda: len(got) == len(table.events()), 10)
+        table.close()
+        room_client.close()
+        # Without a client certificate the broker refuses the connection.
+        bare = open_client(parse_broker_url(url, ca_file=files["ca.pem"]), client_id="bare")
+        bare.start()
+        time.sleep(2)
+        assert not bare.connected
+        bare.close()
+    finally:
+        server.stop()
+
+
+def scripted_burn():
+    from controller.game.script import parse_script
+    return [step.observation for step in parse_script("AS 2C 9H 8D 9C 8S")]
