@@ -76,6 +76,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "mqtt": Key(str, "", "broker of the surveillance room, mqtt://host:port or "
                     "mqtts://host:port (empty: publish nothing)"),
         "username": Key(str, "", "broker user name (or in the URL)"),
+        "password": Key(str, "", "broker password (never logged; password_file keeps it out "
+                        "of the config)"),
         "password_file": Key(str, "", "file holding the broker password (never logged)"),
         "ca_file": Key(str, "", "mqtts: CA certificate of the broker (empty: the system's)"),
         "cert_file": Key(str, "", "mqtts: this table's client certificate"),
@@ -178,8 +180,9 @@ def broker_address(config: dict, path: str = "<config>"):
         return None
     return parse_broker_url(
         section["mqtt"], username=section["username"] or None,
-        password_file=section["password_file"] or None, ca_file=section["ca_file"] or None,
-        cert_file=section["cert_file"] or None, key_file=section["key_file"] or None,
+        password=section["password"] or None, password_file=section["password_file"] or None,
+        ca_file=section["ca_file"] or None, cert_file=section["cert_file"] or None,
+        key_file=section["key_file"] or None,
         what=f"{path}: [surveillance] mqtt")
 
 

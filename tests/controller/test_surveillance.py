@@ -338,3 +338,15 @@ def test_a_journal_written_before_round_events_had_pairs_still_replays(tmp_path)
     with Journal(str(path), create=False) as journal:
         assert replay(journal).first_mismatch() is None
     service_for(path).journal.close()  # and the service resumes it
+
+
+def test_a_password_in_the_config_reaches_the_broker_and_nowhere_else(tmp_path):
+    from controller.service.config import broker_address
+    config = validate({"surveillance": {"mqtt": "mqtt://broker.lan", "username": "t7",
+                                        "password": "hunter2"}})
+    address = broker_address(config)
+    assert (address.username, address.password) == ("t7", "hunter2")
+    assert "hunter2" not in str(address) and "hunter2" not in repr(address)
+    path = tmp_path / "j.sqlite"
+    service_for(path).journal.close()
+    assert b"hunter2" not in path.read_bytes()

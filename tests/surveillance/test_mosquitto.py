@@ -300,3 +300,38 @@ def test_mqtts_with_a_client_certificate(tmp_path):
 def scripted_burn():
     from controller.game.script import parse_script
     return [step.observation for step in parse_script("AS 2C 9H 8D 9C 8S")]
+
+
+def test_monitors_of_one_group_share_the_events_between_them(broker, tmp_path):
+    """`sabot monitor --group`: an MQTT 5 shared subscription hands each event to one monitor
+    of the group; together they hold every event once, and each has every table's state."""
+    from controller.monitor.service import MonitorService
+    from controller.monitor.store import MonitorStore
+    from tests.surveillance.monitor_rig import Table
+
+    monitors = [MonitorService(open_client(broker.url, client_id=f"m{k}", session=True),
+                               MonitorStore(str(tmp_path / f"m{k}.sqlite")), group="room").start()
+                for k in (1, 2)]
+    assert all(wait_until(lambda m=m: m.client.connected, 10) for m in monitors)
+    time.sleep(0.5)  # both subscriptions in place before the table starts
+    table = Table(tmp_path, "t1", open_client(broker.url, client_id="t1"))
+    table.deal(dealt_until_shoe_end(shuffled_shoe(1, seed=3), 1))
+    table.flush()
+    expected = {seq for seq in journal_events(table.path)}
+
+    def seqs(monitor) -> set[int]:
+        reader = MonitorStore(monitor.store.path)  # a second connection: the file as kept
+        try:
+            return {message["seq"] for _, message in reader.events()}
+        finally:
+            reader.close()
+
+    assert wait_until(lambda: set().union(*map(seqs, monitors)) == expected, 15)
+    first, second = map(seqs, monitors)
+    assert first and second and not first & second  # shared, not copied
+    for monitor in monitors:  # the retained state reaches every member
+        assert monitor.query(lambda room: room.tables["t1"].state["seq"]) == \
+            table.service.journal.last_seq
+    table.close()
+    for monitor in monitors:
+        monitor.stop()
