@@ -2,20 +2,16 @@
 
 Every error a user can cause derives from `SabotError` and also from the built-in it refines
 (gpiozero's style), so callers may catch either. The CLI turns them into one clear line and a
-non-zero exit; a user never sees a traceback.
+non-zero exit of its choosing (`controller/cli/__init__.py`); a user never sees a traceback.
 """
 
 
 class SabotError(Exception):
     """Base of everything the controller raises on purpose."""
 
-    exit_status = 1
-
 
 class InputError(SabotError, ValueError):
     """A token, file or argument a user supplied is not acceptable."""
-
-    exit_status = 2
 
 
 class CardCodeError(InputError):
@@ -24,8 +20,6 @@ class CardCodeError(InputError):
 
 class ConfigError(SabotError, ValueError):
     """A configuration key or value is wrong."""
-
-    exit_status = 2
 
 
 class JournalError(SabotError, RuntimeError):

@@ -8,8 +8,6 @@ caller may catch either `LinkError` or e.g. `ValueError`. The CLI prints them as
 class LinkError(Exception):
     """Base of everything `firmware_bridge` raises on purpose."""
 
-    exit_status = 1
-
 
 class FrameError(LinkError, ValueError):
     """A received frame is not acceptable (COBS, length, CRC or version)."""
@@ -25,5 +23,3 @@ class MessageError(LinkError, ValueError):
 
 class PortError(LinkError, OSError):
     """The serial device cannot be opened or went away."""
-
-    exit_status = 3

@@ -1,21 +1,17 @@
 """The hardware package's exception tree.
 
 Each class also derives from the built-in it refines (gpiozero's style), so callers may catch
-either. Configuration mistakes carry `exit_status = 2` and name the key, lamp or pin at fault,
-so `sabot run` can stop at start with one clear line.
+either. Configuration mistakes name the key, lamp or pin at fault, so `sabot run` can stop at
+start with one clear line (the CLI exits 2 for them).
 """
 
 
 class HardwareError(Exception):
     """Base of everything `hardware` raises on purpose."""
 
-    exit_status = 1
-
 
 class HardwareConfigError(HardwareError, ValueError):
     """A lamp, button, pin or camera setting in the configuration is wrong."""
-
-    exit_status = 2
 
 
 class PinConfigError(HardwareConfigError):
@@ -32,8 +28,6 @@ class LampConflictError(HardwareError, ValueError):
 
 class BackendUnavailableError(HardwareError, ImportError):
     """The backend's library is missing or refuses to run here (RPi.GPIO off a Pi)."""
-
-    exit_status = 2
 
 
 class CameraError(HardwareError, RuntimeError):

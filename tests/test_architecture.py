@@ -91,3 +91,18 @@ def test_the_shared_names_import_nothing_and_are_the_ones_every_package_uses():
     assert set(runtime.BUTTON_OBSERVATIONS) == set(contract.BUTTON_NAMES)
     assert set(config.DEFAULT_LAMP_PINS) == set(contract.LAMP_NAMES)
     assert set(config.DEFAULT_BUTTON_PINS) == set(contract.BUTTON_NAMES)
+
+
+def test_exit_statuses_are_decided_by_the_cli_alone():
+    """Issue 9: exit codes lived inside the libraries' error classes."""
+    offenders = [str(p.relative_to(ROOT)) for package in ("controller", *DRIVERS)
+                 for p in sorted((ROOT / package).rglob("*.py"))
+                 if "exit_status" in p.read_text() and p.parent.name != "cli"]
+    assert offenders == []
+    from controller.cli import exit_status_of
+    from controller.errors import ConfigError, InputError, JournalError
+    from firmware_bridge.errors import PortError
+    from vision.errors import ProfileError
+    assert [exit_status_of(e) for e in (InputError("x"), ConfigError("x"), ProfileError("x"),
+                                        PortError("x"), JournalError("x"), OSError("x"))] \
+        == [2, 2, 2, 3, 1, 1]

@@ -35,6 +35,32 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+# The exit statuses are the CLI's to decide, not the libraries': 2 for something the user
+# wrote wrong (an input, a config, samples, a profile, an image, a window, a pin), 3 for a
+# shoe that cannot be reached, 1 for anything else a user can cause. Checked in order.
+EXIT_STATUSES = (
+    ("controller.errors", "InputError", 2),
+    ("controller.errors", "ConfigError", 2),
+    ("vision.errors", "EnrolmentError", 2),
+    ("vision.errors", "ProfileError", 2),
+    ("vision.errors", "ImageReadError", 2),
+    ("vision.errors", "CalibrationError", 2),
+    ("vision.errors", "DeckError", 2),
+    ("hardware.errors", "HardwareConfigError", 2),
+    ("hardware.errors", "BackendUnavailableError", 2),
+    ("firmware_bridge.errors", "PortError", 3),
+)
+
+
+def exit_status_of(error: BaseException) -> int:
+    for module_name, name, status in EXIT_STATUSES:
+        module = sys.modules.get(module_name)  # an error of a module never imported is not it
+        kind = getattr(module, name, None) if module is not None else None
+        if kind is not None and isinstance(error, kind):
+            return status
+    return 1
+
+
 def command_modules() -> list[str]:
     return sorted(info.name for info in pkgutil.iter_modules(__path__)
                   if not info.name.startswith("_"))
@@ -100,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except _user_errors() as error:
         print(f"sabot {args.command}: {error}", file=sys.stderr)
-        return getattr(error, "exit_status", 1)
+        return exit_status_of(error)
     except Exception as error:  # noqa: BLE001 - a bug of ours: say so in one line
         if os.environ.get("SABOT_DEBUG"):
             raise

@@ -28,7 +28,8 @@ def test_missing_rpi_gpio_is_a_clear_error_naming_both_packages(mocker):
     with pytest.raises(BackendUnavailableError) as caught:
         open_backend("rpigpio")
     assert "sabot[pi]" in str(caught.value) and "rpi-lgpio" in str(caught.value)
-    assert isinstance(caught.value, ImportError) and caught.value.exit_status == 2
+    from controller.cli import exit_status_of
+    assert isinstance(caught.value, ImportError) and exit_status_of(caught.value) == 2
 
 
 def test_off_a_pi_the_runtime_error_of_rpi_gpio_becomes_backend_unavailable(mocker):
