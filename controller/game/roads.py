@@ -103,40 +103,44 @@ def leading_ties(results: list[str]) -> int:
     return big_road_cells(results)[0]
 
 
-def streak_columns(results: list[str]) -> list[int]:
-    """The length of each run of one winner, ties ignored."""
-    lengths: list[int] = []
-    previous = None
+def _wins(results: list[str]):
+    """(column, row) of each win on the big road's streak columns (rows from 1), ties
+    ignored: a new column at every change of winner."""
+    column, row, previous = -1, 0, None
     for result in results:
         if result == "tie":
             continue
         if result == previous:
-            lengths[-1] += 1
+            row += 1
         else:
+            column, row, previous = column + 1, 1, result
+        yield column, row
+
+
+def streak_columns(results: list[str]) -> list[int]:
+    """The length of each run of one winner, ties ignored."""
+    lengths: list[int] = []
+    for column, row in _wins(results):
+        if row == 1:
             lengths.append(1)
-            previous = result
+        else:
+            lengths[column] = row
     return lengths
 
 
 def derived_road(results: list[str], k: int) -> list[str]:
     """The marks ("red"/"blue") of the road comparing each column with the one k before."""
     marks: list[str] = []
-    lengths: list[int] = []
-    previous = None
-    for result in results:
-        if result == "tie":
-            continue
-        if result == previous:
-            lengths[-1] += 1
-            column, row = len(lengths) - 1, lengths[-1]  # row from 1
-            if column - k >= 0:
-                marks.append(BLUE if row == lengths[column - k] + 1 else RED)
-        else:
+    lengths: list[int] = []  # of the columns so far, the last one growing
+    for column, row in _wins(results):
+        if row == 1:
             lengths.append(1)
-            previous = result
-            column = len(lengths) - 1
             if column - 1 - k >= 0:
                 marks.append(RED if lengths[column - 1] == lengths[column - 1 - k] else BLUE)
+        else:
+            lengths[column] = row
+            if column - k >= 0:
+                marks.append(BLUE if row == lengths[column - k] + 1 else RED)
     return marks
 
 

@@ -5,7 +5,6 @@ the retained state is the table's, the table id is journaled and carried."""
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
 
@@ -23,35 +22,13 @@ from controller.surveillance.broker import (
     wait_until,
 )
 from controller.surveillance.publisher import Publisher
+from tests.surveillance.monitor_rig import Subscriber
 
 SETTINGS = {"decks": 1, "style": "A", "require_no_more_bets": False}
 
 
-class Room:
-    """A surveillance room's subscriber: every message by topic, duplicates kept."""
-
-    def __init__(self, broker: MemoryBroker, topic_filter: str = "sabot/#"):
-        self.events: list[dict] = []
-        self.state: dict[str, dict] = {}
-        self.status: dict[str, str] = {}
-        self._lock = threading.Lock()
-        self.client = broker.client("room")
-        self.client.subscribe(topic_filter, self._message)
-        self.client.start()
-
-    def _message(self, topic: str, payload: bytes) -> None:
-        table, kind, body = messages.decode(topic, payload)
-        with self._lock:
-            if kind == "event":
-                self.events.append(body)
-            elif kind == "state":
-                self.state[table] = body
-            else:
-                self.status[table] = body
-
-    def seqs(self, table: str) -> list[int]:
-        with self._lock:
-            return [e["seq"] for e in self.events if e["table"] == table]
+def Room(broker: MemoryBroker) -> Subscriber:
+    return Subscriber(broker.client("room"))
 
 
 def journal_events(path) -> list[tuple[int, dict]]:
@@ -84,7 +61,7 @@ def test_every_event_is_published_once_in_journal_order_with_seq_ts_and_table(tm
     service.journal.close()
     expected = journal_events(path)
     assert room.seqs("t1") == [seq for seq, _ in expected]  # once each, in order
-    for message, (seq, body) in zip(room.events, expected, strict=True):
+    for message, (seq, body) in zip(room.messages["t1"], expected, strict=True):
         assert message["seq"] == seq and message["table"] == "t1"
         assert {k: v for k, v in message.items() if k not in messages.ENVELOPE} == body
         assert message["ts"] > 1e9

@@ -16,11 +16,52 @@ from controller.monitor.app import create_app
 from controller.monitor.service import MonitorService
 from controller.monitor.store import MonitorStore
 from controller.service.table_service import TableService
+from controller.surveillance import messages
 from controller.surveillance.broker import wait_until
 from controller.surveillance.publisher import Publisher
 from tests.surveillance.mosquitto import free_port
 
 SETTINGS = {"decks": 1, "style": "A", "require_no_more_bets": False}
+
+
+class Subscriber:
+    """A surveillance room's plain subscriber: every message kept by table, duplicates too."""
+
+    def __init__(self, client, topic_filter: str = "sabot/#"):
+        self.messages: dict[str, list[dict]] = {}
+        self.state: dict[str, dict] = {}
+        self.status: dict[str, str] = {}
+        self._lock = threading.Lock()
+        self.client = client
+        client.subscribe(topic_filter, self._message)
+        client.start()
+        assert wait_until(lambda: client.connected, 10), "the subscriber did not connect"
+
+    def _message(self, topic: str, payload: bytes) -> None:
+        table, kind, body = messages.decode(topic, payload)
+        with self._lock:
+            if kind == "event":
+                self.messages.setdefault(table, []).append(body)
+            elif kind == "state":
+                self.state[table] = body
+            else:
+                self.status[table] = body
+
+    def seqs(self, table: str) -> list[int]:
+        with self._lock:
+            return [m["seq"] for m in self.messages.get(table, [])]
+
+    def by_seq(self, table: str) -> dict[int, dict]:
+        """One message per seq; a duplicate must be the same message."""
+        out: dict[int, dict] = {}
+        with self._lock:
+            for message in self.messages.get(table, []):
+                seen = out.setdefault(message["seq"], message)
+                assert seen == message, f"seq {message['seq']} arrived as two messages"
+        return out
+
+    def close(self) -> None:
+        self.client.close()
 
 
 class Table:
