@@ -184,6 +184,10 @@ class MonitorService:
             self.rejected += 1
             log.warning("dropped a message on %.80s: %s", topic, error)
             return
+        except Exception:  # noqa: BLE001 - a bug of ours must not stop the room thread
+            self.rejected += 1
+            log.exception("could not take a message on %.80s", topic)
+            return
         # What the pages hear: the table, when its news reached the monitor, and the journal
         # time of its newest event (so a client can tell the delay from table to page).
         item = changed.setdefault(table, {"received": received_at, "ts": None})
