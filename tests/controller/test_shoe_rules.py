@@ -67,6 +67,19 @@ def test_rule_9_8_with_no_more_bets_cut_before_or_after_the_call():
         assert of_kind(events, "shoe_end")[0]["rounds"] == 2
 
 
+def test_rule_9_7_cut_after_a_held_excess_card_is_not_the_first_card_of_the_round():
+    """`7D CUT NMB`: 7D, drawn before "No more bets", is held and opens the next round (rules
+    12.1(b), 12.2(a)), so the cutting card after it is not "drawn as the first card of a
+    round" (9.8): it appears during play, and one more round follows the next (9.7)."""
+    table, events = run_script(f"NMB {ROUND_OF_FOUR} 7D CUT NMB KH KD 7S NMB 8C 9H 9D 2S 3S")
+    # Named with the round it came out in: the next one, which the held 7D has begun.
+    assert of_kind(events, "cut_card") == [{"event": "cut_card", "rule": "9.7", "round": 2}]
+    assert of_kind(events, "round")[1]["player"][0] == "7D"  # the held card opened round 2
+    assert of_kind(events, "last_coup") == [{"event": "last_coup", "round": 3, "rule": "9.7"}]
+    assert of_kind(events, "shoe_end")[0]["rounds"] == 3
+    assert table.state.phase == ENDED
+
+
 def test_rule_9_7_lamp_last_coup_from_announcement_to_shoe_end_then_shuffle():
     table = Table(8, require_no_more_bets=False)
     seen = []
