@@ -38,10 +38,11 @@ from controller.monitor.app import create_app
 from controller.monitor.service import MonitorService
 from controller.monitor.store import MonitorStore
 from controller.service.table_service import TableService
-from controller.surveillance.broker import open_client, wait_until
+from controller.surveillance.broker import open_client
 from controller.surveillance.messages import encode
 from controller.surveillance.publisher import Publisher
 from tests.surveillance.mosquitto import Mosquitto, free_port
+from tests.surveillance.waiting import wait_until
 
 CONNECTIONS = 8
 

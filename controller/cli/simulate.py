@@ -53,8 +53,7 @@ def run(args) -> int:
     check_table_id(args.table, "--table")
     broker = None
     if args.mqtt:
-        address = args.mqtt if args.mqtt.startswith("memory://") else parse_broker_url(args.mqtt)
-        broker = open_client(address, client_id=f"sabot-{args.table}",
+        broker = open_client(parse_broker_url(args.mqtt), client_id=f"sabot-{args.table}",
                              will=(topic(args.table, "status"), OFFLINE))
     speed = args.speed if args.speed is not None else (0.0 if args.json else 3.0)
     if speed < 0:

@@ -57,11 +57,6 @@ class Updates:
             except RuntimeError:  # that page's loop is closed
                 self.forget(inbox)
 
-    @property
-    def count(self) -> int:
-        with self._lock:
-            return len(self._listeners)
-
 
 def _offer(inbox, item) -> None:
     if inbox.full():  # a page that does not read: it gets the newest, not a backlog

@@ -20,7 +20,6 @@ an error or the journal (`BrokerAddress.__str__` leaves it out).
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,10 +124,8 @@ class BrokerClient:
 
 def open_client(address: BrokerAddress | str, *, client_id: str,
                 will: tuple[str, bytes] | None = None, session: bool = False) -> BrokerClient:
-    """A client of the broker at `address`; "memory://NAME" is the in-process fake.
-    `session`: a persistent session (a monitor's), see PahoClient."""
-    if isinstance(address, str) and address.startswith("memory://"):
-        return MemoryBroker.named(address[len("memory://"):]).client(client_id, will=will)
+    """A paho client of the broker at `address` (the in-process fake is made with
+    `MemoryBroker().client(...)`). `session`: a persistent session (a monitor's)."""
     if isinstance(address, str):
         address = parse_broker_url(address)
     from controller.surveillance.paho_client import PahoClient  # paho only when used
@@ -144,19 +141,11 @@ class MemoryBroker:
     Deliveries and acks run on the publishing thread, before `publish` returns: a caller
     must take an ack whether it comes before or after the message id (as with paho)."""
 
-    _named: dict[str, MemoryBroker] = {}
-    _named_lock = threading.Lock()
-
     def __init__(self) -> None:
         self.retained: dict[str, bytes] = {}
         self.up = True
         self._clients: list[MemoryClient] = []
         self._lock = threading.RLock()
-
-    @classmethod
-    def named(cls, name: str) -> MemoryBroker:
-        with cls._named_lock:
-            return cls._named.setdefault(name, cls())
 
     def client(self, client_id: str, *, will: tuple[str, bytes] | None = None) -> MemoryClient:
         return MemoryClient(self, client_id, will)
@@ -276,13 +265,3 @@ class MemoryClient(BrokerClient):
         self.wants_connection = False
         self.lost("closed")
         self.broker.detach(self, gracefully=True)
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float, step: float = 0.01) -> bool:
-    """Poll `predicate` until true or `timeout` (for callers waiting on a network client)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(step)
-    return True

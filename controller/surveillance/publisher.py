@@ -65,8 +65,6 @@ class Publisher:
         self._by_mid: dict[int, int] = {}
         self._saved_at = 0.0
         self._saved = -1
-        self.sent = 0  # event messages sent, duplicates included (for bench and tests)
-        self.error: str | None = None
         self._replica: Table | None = None
         self._settings: dict = {}
         self._replica_seq = 0
@@ -131,10 +129,9 @@ class Publisher:
                 with Journal(self.journal_path, create=False) as journal:
                     self._serve(journal)
             except JournalError as error:  # not written yet, or being replaced
-                self.error = str(error)
+                log.warning("publisher: %s; trying again in 1 s", error)
                 self._stop.wait(1.0)
-            except Exception as error:  # noqa: BLE001 - surveillance must not stop the table
-                self.error = f"{type(error).__name__}: {error}"
+            except Exception:  # noqa: BLE001 - surveillance must not stop the table
                 log.exception("publisher failed; starting again in 1 s")
                 self._stop.wait(1.0)
 
@@ -196,7 +193,6 @@ class Publisher:
                 mid = self.client.publish(messages.topic(self.table, "event"), payload, qos=1)
                 if mid is None:  # the connection went: sent again when it is back
                     return
-                self.sent += 1
                 self._inflight[record.seq] = (mid, False)
                 self._by_mid[mid] = record.seq
                 self._take_acks()

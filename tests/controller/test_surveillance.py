@@ -19,10 +19,10 @@ from controller.surveillance.broker import (
     MemoryBroker,
     parse_broker_url,
     topic_matches,
-    wait_until,
 )
 from controller.surveillance.publisher import Publisher
 from tests.surveillance.monitor_rig import Subscriber
+from tests.surveillance.waiting import wait_until
 
 SETTINGS = {"decks": 1, "style": "A", "require_no_more_bets": False}
 

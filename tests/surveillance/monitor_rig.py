@@ -17,9 +17,9 @@ from controller.monitor.service import MonitorService
 from controller.monitor.store import MonitorStore
 from controller.service.table_service import TableService
 from controller.surveillance import messages
-from controller.surveillance.broker import wait_until
 from controller.surveillance.publisher import Publisher
 from tests.surveillance.mosquitto import free_port
+from tests.surveillance.waiting import wait_until
 
 SETTINGS = {"decks": 1, "style": "A", "require_no_more_bets": False}
 

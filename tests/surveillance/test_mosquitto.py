@@ -17,9 +17,10 @@ from controller.game.script import format_script
 from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.journal.store import Journal
 from controller.surveillance import messages
-from controller.surveillance.broker import open_client, parse_broker_url, wait_until
+from controller.surveillance.broker import open_client, parse_broker_url
 from tests.surveillance.monitor_rig import Subscriber
 from tests.surveillance.mosquitto import Mosquitto, free_port
+from tests.surveillance.waiting import wait_until
 
 
 @pytest.fixture
