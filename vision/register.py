@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.correlate import Correlator
 from vision.geometry import WINDOW_H, WINDOW_W
 
 # The index zone in nominal window pixels (x, y, w, h): from just inside the card's top-left
@@ -56,25 +57,6 @@ NOMINAL_POSE = Pose(1.0, ZONE[0] + ZONE[2] / 2, ZONE[1] + ZONE[3] / 2, 1.0)
 CONTRAST_FLOOR = 0.35  # of the template's spread: below it a patch's match is discounted
 
 
-def _contrast(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """The standard deviation of `image` in every window of `size` (w, h), indexed as
-    `cv2.matchTemplate`'s result."""
-    tw, th = size
-    mean = cv2.boxFilter(image, -1, size, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)
-    square = cv2.boxFilter(image * image, -1, size, anchor=(0, 0), borderType=cv2.BORDER_CONSTANT)
-    rows, cols = image.shape[0] - th + 1, image.shape[1] - tw + 1
-    return cv2.sqrt(cv2.max(square[:rows, :cols] - mean[:rows, :cols] ** 2, 0.0))
-
-
-def _matches(image: np.ndarray, template: np.ndarray, spread: float,
-             contrast: np.ndarray) -> np.ndarray:
-    """Normalised correlation of `template` at every place in `image`, discounted where the
-    image is nearly flat (`contrast` below CONTRAST_FLOOR of the template's `spread`): there
-    (blank paper, the zero border) normalising blows specks of noise up into chance matches
-    as good as a faint index."""
-    result = cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
-    return result * np.minimum(1.0, contrast / (CONTRAST_FLOOR * spread))
-
 
 def zone_of(ink: np.ndarray) -> np.ndarray:
     """The index zone of a nominal window's ink map, float32."""
@@ -105,83 +87,79 @@ class Registration:
     def __init__(self, templates: np.ndarray) -> None:
         self.templates = templates
         _, h, w = templates.shape
-        self._coarse = [cv2.resize(t, (w // _COARSE, h // _COARSE), interpolation=cv2.INTER_AREA)
-                        for t in templates]
-        self._fine = [cv2.resize(t, (w // _FINE, h // _FINE), interpolation=cv2.INTER_AREA)
-                      for t in templates]
-        self._coarse_spread = [float(t.std()) for t in self._coarse]
+        coarse = [cv2.resize(t, (w // _COARSE, h // _COARSE), interpolation=cv2.INTER_AREA)
+                  for t in templates]
+        self._coarse = Correlator(coarse)
+        self._fine = Correlator([cv2.resize(t, (w // _FINE, h // _FINE),
+                                            interpolation=cv2.INTER_AREA) for t in templates])
+        # Where the window is nearly flat (below CONTRAST_FLOOR of a template's own spread:
+        # blank paper, the zero border) normalising blows specks of noise up into chance
+        # matches as good as a faint index, so the coarse match is discounted there.
+        self._flat_below = [CONTRAST_FLOOR * float(t.std()) for t in coarse]
 
     def locate(self, ink: np.ndarray) -> Pose:
-        return self.candidates(ink, 1)[0]
+        """The best place for the zone: found coarsely, then refined."""
+        return self._refine(ink, *self._coarse_pose(ink))
 
-    def candidates(self, ink: np.ndarray, count: int) -> list[Pose]:
-        """The `count` best places for the zone, refined, best first. At 1/4 size a big pip
-        or a court's frame may outscore the index: the reader compares each with the
-        design's cards and keeps the one that looks most like one."""
-        found = self._coarse_poses(ink, count)
-        return sorted((self._refine(ink, *coarse) for coarse in found),
-                      key=lambda pose: -pose.score)
-
-    def _coarse_poses(self, ink: np.ndarray, count: int) -> list[tuple[float, float, float, int]]:
-        # The window is scaled, not the templates: every scale is then judged on the same
-        # number of pixels (a smaller template matches more things a little better).
+    def _coarse_pose(self, ink: np.ndarray) -> tuple[float, float, float, int]:
+        """(scale, cx, cy, template) of the best match of any template at any scale."""
         size = (WINDOW_W // _COARSE, WINDOW_H // _COARSE)
         small = cv2.resize(ink, size, interpolation=cv2.INTER_AREA).astype(np.float32)
         p = _COARSE_PAD
         small = cv2.copyMakeBorder(small, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
-        found = []
+        th, tw = self._coarse.shape
+        everyone = list(range(len(self._flat_below)))
+        best = (-2.0, 1.0, 0.0, 0.0, 0)
         for s in SCALES:
+            # The window is scaled, not the templates: every scale is then judged on the
+            # same number of pixels (a smaller template matches more things a little better).
             scaled = cv2.resize(small, (round(small.shape[1] / s), round(small.shape[0] / s)),
                                 interpolation=cv2.INTER_AREA)
-            fy = small.shape[0] / scaled.shape[0]
-            fx = small.shape[1] / scaled.shape[1]
-            th, tw = self._coarse[0].shape
             if scaled.shape[0] < th or scaled.shape[1] < tw:
                 continue
-            contrast = _contrast(scaled, (tw, th))
-            for template, t in enumerate(self._coarse):
-                result = _matches(scaled, t, self._coarse_spread[template], contrast)
-                for _ in range(count):
-                    _, score, _, (x, y) = cv2.minMaxLoc(result)
-                    found.append((score, s, ((x + tw / 2) * fx - p) * _COARSE,
-                                  ((y + th / 2) * fy - p) * _COARSE, template))
-                    result[max(0, y - 2) : y + 3, max(0, x - 2) : x + 3] = -2.0
-        found.sort(key=lambda item: -item[0])
-        chosen: list[tuple[float, float, float, int]] = []
-        for _, s, cx, cy, template in found:
-            if all(abs(cx - ox) + abs(cy - oy) > 4 * _COARSE for _, ox, oy, _ in chosen):
-                chosen.append((s, cx, cy, template))
-            if len(chosen) == count:
-                break
-        return chosen
+            fy, fx = small.shape[0] / scaled.shape[0], small.shape[1] / scaled.shape[1]
+            results = self._coarse.match(scaled, everyone, floors=self._flat_below)
+            for template, result in zip(everyone, results, strict=True):
+                _, score, _, (x, y) = cv2.minMaxLoc(result)
+                if score > best[0]:
+                    best = (score, s, ((x + tw / 2) * fx - p) * _COARSE,
+                            ((y + th / 2) * fy - p) * _COARSE, template)
+        return best[1:]
 
     def _refine(self, ink: np.ndarray, scale: float, cx: float, cy: float,
                 template: int) -> Pose:
+        """The best position within _FINE_REACH half-size pixels of the coarse one, at
+        each of the FINER scales around the coarse scale."""
         half = cv2.resize(ink, (WINDOW_W // _FINE, WINDOW_H // _FINE),
                           interpolation=cv2.INTER_AREA).astype(np.float32)
-        p, reach = _FINE_PAD, _FINE_REACH
+        p = _FINE_PAD
         half = cv2.copyMakeBorder(half, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
-        t = self._fine[template]
-        th, tw = t.shape
         best = Pose(scale, cx, cy, -1.0)
         for f in FINER:
             s = min(SCALES[-1], max(SCALES[0], scale * f))
-            # The part of the half-size window the zone may be in, scaled to nominal.
-            x0 = (cx - s * ZONE[2] / 2) / _FINE + p - reach * s
-            y0 = (cy - s * ZONE[3] / 2) / _FINE + p - reach * s
-            xa, ya = max(0, round(x0)), max(0, round(y0))
-            xb = min(half.shape[1], round(x0 + s * (tw + 2 * reach)) + 1)
-            yb = min(half.shape[0], round(y0 + s * (th + 2 * reach)) + 1)
-            sub = half[ya:yb, xa:xb]
-            size = (round(sub.shape[1] / s), round(sub.shape[0] / s))
-            if size[0] < tw or size[1] < th:
-                continue
-            sub = cv2.resize(sub, size, interpolation=cv2.INTER_LINEAR)
-            # Near the coarse place the index is in view: no flat patch to discount here.
-            result = cv2.matchTemplate(sub, t, cv2.TM_CCOEFF_NORMED)
-            _, score, _, (x, y) = cv2.minMaxLoc(result)
-            if score > best.score:
-                fx, fy = (xb - xa) / size[0], (yb - ya) / size[1]
-                best = Pose(s, (xa + (x + tw / 2) * fx - p) * _FINE,
-                            (ya + (y + th / 2) * fy - p) * _FINE, float(score))
+            pose = self._place(half, Pose(s, cx, cy, -1.0), template)
+            if pose.score > best.score:
+                best = pose
         return best
+
+    def _place(self, half: np.ndarray, pose: Pose, template: int) -> Pose:
+        """The best position within _FINE_REACH half-size pixels of `pose`, at its scale."""
+        s, reach, p = pose.scale, _FINE_REACH, _FINE_PAD
+        th, tw = self._fine.shape
+        # The part of the half-size window the zone may be in, scaled to nominal.
+        x0 = (pose.cx - s * ZONE[2] / 2) / _FINE + p - reach * s
+        y0 = (pose.cy - s * ZONE[3] / 2) / _FINE + p - reach * s
+        xa, ya = max(0, round(x0)), max(0, round(y0))
+        xb = min(half.shape[1], round(x0 + s * (tw + 2 * reach)) + 1)
+        yb = min(half.shape[0], round(y0 + s * (th + 2 * reach)) + 1)
+        sub = half[ya:yb, xa:xb]
+        size = (round(sub.shape[1] / s), round(sub.shape[0] / s))
+        if size[0] < tw or size[1] < th:
+            return Pose(s, pose.cx, pose.cy, max(pose.score, -1.0))
+        sub = cv2.resize(sub, size, interpolation=cv2.INTER_LINEAR)
+        # Near the coarse place the index is in view: no flat patch to discount here.
+        result = self._fine.match(sub, [template])[0]
+        _, score, _, (x, y) = cv2.minMaxLoc(result)
+        fx, fy = (xb - xa) / size[0], (yb - ya) / size[1]
+        return Pose(s, (xa + (x + tw / 2) * fx - p) * _FINE,
+                    (ya + (y + th / 2) * fy - p) * _FINE, float(score))
