@@ -38,7 +38,7 @@ from vision.model import (
     prepare,
     zone_picture,
 )
-from vision.profile import Profile
+from vision.profile import STAGES, Profile
 from vision.register import Registration, learn_templates, zone_of
 from vision.samples import SURFACE_KINDS, Samples, read_samples
 from vision.synth import Source, card_source, random_perturbation, render, window_source
@@ -153,52 +153,69 @@ def _thresholds(wrong: np.ndarray, right: np.ndarray, own: int, min_score: float
 
 
 def _calibrate(held_out: list[HeldOut], notes: list[str]) -> dict:
-    """Thresholds for the stages of reading, in the reader's order: the empty window, a back
-    and a card passing at a glance (the kind model, from the whole window), then a back,
-    the cut card or the empty window by the one model, then the card. Each stage is
-    calibrated on what the stages before it let through."""
+    """Thresholds for the stages of reading, in the reader's order: the empty window, a
+    back (in the over view) and a card passing at a glance (the kind model,
+    from the whole window), then a back, the cut card or the empty window by the one
+    model, then the card. Each stage is calibrated on what the stages before it let
+    through, a back at a glance excepted: the under view does not use it, so the stages
+    after it are calibrated as if it let everything through."""
     def pairs(items, card: bool) -> np.ndarray:
         return np.array([(h.card_score, h.card_margin) if card else (h.kind_score, h.kind_margin)
                          for h in items], np.float64)
 
-    empties = [h for h in held_out if h.truth == "empty"]
-    empty = _thresholds(
-        pairs([h for h in held_out if h.kind == "empty" and h.no_ink
-               and h.truth_kind not in ("empty", "blank") and not h.sliding], card=False),
-        pairs([h for h in empties if h.kind == "empty" and h.no_ink], card=False),
-        len(empties), MIN_SCORE["kind"], "empty windows", notes)
-    rest = [h for h in held_out if not (h.kind == "empty" and h.no_ink
-                                        and empty.accepts(h.kind_score, h.kind_margin))]
+    def glance(rest: list[HeldOut], kind: str, wrong, right, own: int, what: str,
+               note: list[str]) -> Acceptance:
+        """The kind model's `kind` at a glance: none of the `wrong` views it reads as
+        `kind` may pass, the most of the `right` ones do."""
+        return _thresholds(pairs([h for h in rest if h.kind == kind and wrong(h)], card=False),
+                           pairs([h for h in rest if h.kind == kind and right(h)], card=False),
+                           own, MIN_SCORE["kind"], what, note)
+
+    def left(rest: list[HeldOut], kind: str, accept: Acceptance, also=lambda h: True):
+        return [h for h in rest if not (h.kind == kind and also(h)
+                                        and accept.accepts(h.kind_score, h.kind_margin))]
+
+    def count(truth: str) -> int:
+        return sum(h.truth == truth for h in held_out)
+
+    accept: dict = {}
+    # The empty window: nothing else held back with no ink may pass (a blank face or a card
+    # sliding past read as empty is harmless: there is nothing to read on either).
+    accept["glance:empty"] = glance(
+        [h for h in held_out if h.no_ink], "empty",
+        lambda h: h.truth_kind not in ("empty", "blank") and not h.sliding,
+        lambda h: h.truth == "empty", count("empty"), "empty windows", [])
+    rest = left(held_out, "empty", accept["glance:empty"], lambda h: h.no_ink)
     # A back at a glance, in the over view only (`Reader.read`): nothing else held back (a
-    # face, a card sliding past, the cut card, a joker) may pass; the backs it does not take
-    # go on to the one model.
-    back = _thresholds(
-        pairs([h for h in rest if h.kind == "back" and h.truth != "back"], card=False),
-        pairs([h for h in rest if h.kind == "back" and h.truth == "back"], card=False),
-        sum(h.truth == "back" for h in held_out), MIN_SCORE["kind"], "backs", [])
-    rest = [h for h in rest if not (h.kind == "back" and back.accepts(h.kind_score,
-                                                                        h.kind_margin))]
+    # face, a card sliding past, the cut card, a joker) may pass.
+    accept["glance:back"] = glance(rest, "back", lambda h: h.truth != "back",
+                                   lambda h: h.truth == "back", count("back"), "backs", [])
     # A card's body passing, its index out of view, at a glance: most frames of a passage.
     # Nothing that must be read (a card in place, a back, the cut card) may be taken for it;
     # a card sliding past may, it is unreadable there anyway.
-    passing = _thresholds(
-        pairs([h for h in rest if h.kind == "passing" and not h.sliding
-               and h.truth not in ("blank", "joker")], card=False),
-        pairs([h for h in rest if h.kind == "passing" and h.sliding], card=False),
-        0, MIN_SCORE["kind"], "cards passing", [])
-    rest = [h for h in rest if not (h.kind == "passing" and passing.accepts(h.kind_score,
-                                                                              h.kind_margin))]
-    # Backs, cut cards, empty windows as the one model reads them.
-    others = [h for h in held_out if h.truth in SURFACE_KINDS]
+    accept["glance:passing"] = glance(
+        rest, "passing", lambda h: not h.sliding and h.truth not in ("blank", "joker"),
+        lambda h: h.sliding, 0, "cards passing", [])
+    rest = left(rest, "passing", accept["glance:passing"])
+    # Backs, cut cards, empty windows as the one model reads them, each kind on its own:
+    # none held back of another kind may be read as it.
     harmless = {"travel": ("empty",), "blank": ("empty",)}
-    kind = _thresholds(
-        pairs([h for h in rest if h.card in SURFACE_KINDS and h.card != h.truth_kind
-               and h.card not in harmless.get("travel" if h.sliding else h.truth, ())],
-              card=True),
-        pairs([h for h in others if h.card == h.truth], card=True),
-        len(others), MIN_SCORE["card"], "backs, cut cards and empty windows", notes)
-    rest = [h for h in rest if not (h.card in SURFACE_KINDS
-                                    and kind.accepts(h.card_score, h.card_margin))]
+    for kind in SURFACE_KINDS:
+        accept[f"model:{kind}"] = _thresholds(
+            pairs([h for h in rest if h.card == kind and h.truth_kind != kind
+                   and kind not in harmless.get("travel" if h.sliding else h.truth, ())],
+                  card=True),
+            pairs([h for h in held_out if h.truth == kind and h.card == kind], card=True),
+            count(kind), MIN_SCORE["card"], _PLURAL[kind], [])
+    for kind in SURFACE_KINDS:
+        views = [h for h in held_out if h.truth == kind]
+        share = sum(_surface_read(h, accept) == kind for h in views) / max(1, len(views))
+        if views and share < 0.99:
+            notes.append(f"only {share:.1%} of the held-back views of {_PLURAL[kind]} are read "
+                         "with confidence: more or better samples, or a better-placed window, "
+                         "would help")
+    rest = [h for h in rest if not (h.card in SURFACE_KINDS and accept[f"model:{h.card}"]
+                                    .accepts(h.card_score, h.card_margin))]
     cards = [h for h in held_out if h.truth_kind == "face" and not h.sliding]
     right = [h for h in cards if h.card == h.truth]
     pose_floor = POSE_SHARE * float(np.percentile([h.pose_score for h in right], 1))
@@ -208,13 +225,32 @@ def _calibrate(held_out: list[HeldOut], notes: list[str]) -> dict:
         return h.pose_score >= pose_floor and h.likeness >= like_floor
 
     passed = {id(h) for h in rest}
-    card = _thresholds(
+    accept["card"] = _thresholds(
         pairs([h for h in rest if h.card in ALL_CARDS and h.card != h.truth_card and gated(h)],
               card=True),
         pairs([h for h in right if gated(h) and id(h) in passed], card=True),
         len(cards), MIN_SCORE["card"], "cards", notes)
-    return {"empty": empty, "back": back, "passing": passing, "card": card, "kind": kind,
-            "pose_floor": pose_floor, "likeness_floor": like_floor}
+    accept.update(pose_floor=pose_floor, likeness_floor=like_floor)
+    return accept
+
+
+_PLURAL = {"back": "backs", "cut": "cut cards", "empty": "empty windows"}
+
+
+def _surface_read(h: HeldOut, accept: dict) -> str:
+    """What the reader makes of a held-back view, as far as backs, cut cards and empty
+    windows go (in the under view: no back at a glance): one of those, or "other"."""
+    stage = f"glance:{h.kind}"
+    if stage in accept and h.kind != "back" and accept[stage].accepts(h.kind_score,
+                                                                        h.kind_margin):
+        if h.kind == "empty" and h.no_ink:
+            return h.kind
+        if h.kind == "passing":
+            return "other"
+    stage = f"model:{h.card}"
+    if stage in accept and accept[stage].accepts(h.card_score, h.card_margin):
+        return h.card
+    return "other"
 
 
 @dataclass
@@ -286,16 +322,13 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
                        registration, travel=True)]
     accept = _calibrate(held_out, notes)
     counter.finish()
-    card, kind, empty = accept["card"], accept["kind"], accept["empty"]
+    card = accept["card"]
     profile = Profile(
         templates=registration.templates,
         **_model_arrays("card", card_model), **_model_arrays("kind", kind_model),
-        card_score=card.score, card_margin=card.margin, pose_floor=accept["pose_floor"],
-        likeness=likeness, likeness_floor=accept["likeness_floor"],
-        kind_score=kind.score, kind_margin=kind.margin,
-        empty_score=empty.score, empty_margin=empty.margin,
-        back_score=accept["back"].score, back_margin=accept["back"].margin,
-        passing_score=accept["passing"].score, passing_margin=accept["passing"].margin,
+        thresholds={stage: (accept[stage].score, accept[stage].margin) for stage in STAGES},
+        pose_floor=accept["pose_floor"], likeness=likeness,
+        likeness_floor=accept["likeness_floor"],
         held_views=card.views, held_accepted=card.accepted, held_wrong=card.wrong,
         separation=card.separation,
     )
@@ -345,6 +378,9 @@ class _View:
 # they get this many times the views (and a thin tail of their scores is what matters).
 NOT_CARD_VIEWS = 4
 NOT_CARDS = (*SURFACE_KINDS, "joker", "blank", "passing")
+# ... and more still held back: a back, a cut card and an empty window are read at a glance,
+# and a thin tail of their scores against each other is what sets those thresholds.
+HELD_SURFACE_VIEWS = 12
 SLIDING_VIEWS = 12  # held-back views of each card sliding past the window
 PASSING_VIEWS = 8  # learned views of each card's body passing, its index out of the window
 PASSED = 150  # window pixels above its place at which a card's index is out of the window
@@ -352,10 +388,12 @@ PASSED = 150  # window pixels above its place at which a card's index is out of 
 
 def _view_count(samples: Samples, views: int, held: int) -> int:
     cards = sum(len(samples.classes[code]) for code in samples.cards)
+    surfaces = sum(len(samples.classes.get(kind, ())) for kind in SURFACE_KINDS)
     others = sum(len(s) for s in samples.classes.values()) - cards + len(samples.jokers)
     blanks = len(samples.cards[::13])
     foreign = 2 * len(ALL_CARDS[::2])
-    return ((cards + NOT_CARD_VIEWS * others) * (views + 1 + held)
+    return ((cards + NOT_CARD_VIEWS * others) * (views + 1)
+            + (cards + NOT_CARD_VIEWS * (others - surfaces) + HELD_SURFACE_VIEWS * surfaces) * held
             + (SLIDING_VIEWS + PASSING_VIEWS + 1) * cards + NOT_CARD_VIEWS * blanks * (views + 1)
             + foreign)
 
@@ -378,6 +416,8 @@ def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Cou
     out = []
     for name, source in jobs:
         repeat = NOT_CARD_VIEWS if name in NOT_CARDS else 1
+        if travel and name in SURFACE_KINDS:
+            repeat = HELD_SURFACE_VIEWS
         number = 2 if name.startswith("foreign:") else count * repeat + (0 if travel else 1)
         for k in range(number):
             nominal = k == 0 and not travel

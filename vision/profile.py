@@ -8,12 +8,13 @@ Stored as one NumPy .npz archive (no pickles) holding:
     *_mean (D,) float32, *_projection (D, d) float32: the learned projection
     *_views (N, d) float32: projected training views, unit length, grouped by class
     *_labels (N,) int32: class of each view, an index into *_classes (C,) str
-  empty_score, empty_margin, back_score, back_margin, passing_score, passing_margin,
-  card_score, card_margin, kind_score, kind_margin  float: a reading is accepted when its
-                   class's nearest view is at least this similar, and this much more than
-                   any other class's (calibrated at enrolment on held-back views), for the
-                   empty window, the back and a card passing at a glance (the kind model),
-                   a card, a back or the cut card (the card model)
+  stages (S,) str, thresholds (S, 2) float: per stage of reading (STAGES), the
+                   (score, margin) a reading must reach: its class's nearest view at least
+                   this similar, and this much more than any other class's (calibrated at
+                   enrolment on held-back views). `glance:<kind>` for the kind model (the
+                   whole window: the empty window, a back in the over view, a card
+                   passing), `model:<kind>` for the back, the cut card and the empty
+                   window by the card model, `card` for a card
   pose_floor       float: a card is read only where its index zone matched at least this well
   likeness         (52, 1008) float32 each card's mean zone ink (`model.likeness_vector`)
   likeness_floor   float: ... and only when the zone looks at least this much like that card
@@ -33,7 +34,9 @@ import numpy as np
 from vision.cards import split_code
 from vision.errors import ProfileError
 
-PROFILE_VERSION = 4
+PROFILE_VERSION = 5
+STAGES = ("glance:empty", "glance:back", "glance:passing",
+          "model:back", "model:cut", "model:empty", "card")
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,32 +52,23 @@ class Profile:
     kind_views: np.ndarray
     kind_labels: np.ndarray
     kind_classes: np.ndarray
-    card_score: float
-    card_margin: float
+    thresholds: dict[str, tuple[float, float]]  # stage -> (score, margin), every STAGE
     pose_floor: float
     likeness: np.ndarray
     likeness_floor: float
-    kind_score: float
-    kind_margin: float
-    empty_score: float
-    empty_margin: float
-    back_score: float
-    back_margin: float
-    passing_score: float
-    passing_margin: float
     held_views: int = 0
     held_accepted: float = 0.0
     held_wrong: int = 0
     separation: float = 0.0
 
+    def accepts(self, stage: str, score: float, margin: float) -> bool:
+        least_score, least_margin = self.thresholds[stage]
+        return score >= least_score and margin >= least_margin
 
-_SCALARS = {"card_score": float, "card_margin": float, "pose_floor": float,
-            "likeness_floor": float,
-            "kind_score": float, "kind_margin": float, "empty_score": float,
-            "empty_margin": float, "back_score": float, "back_margin": float,
-            "passing_score": float, "passing_margin": float,
-            "held_views": int, "held_accepted": float, "held_wrong": int, "separation": float}
-_ARRAYS = [f.name for f in fields(Profile) if f.name not in _SCALARS]
+
+_SCALARS = {"pose_floor": float, "likeness_floor": float, "held_views": int,
+            "held_accepted": float, "held_wrong": int, "separation": float}
+_ARRAYS = [f.name for f in fields(Profile) if f.name not in _SCALARS and f.name != "thresholds"]
 _SHAPES = {"templates": 3, "likeness": 2} | {
     f"{model}_{name}": dims for model in ("card", "kind")
     for name, dims in (("mean", 1), ("projection", 2), ("views", 2), ("labels", 1),
@@ -89,6 +83,8 @@ def save_profile(profile: Profile, path: str | Path) -> Path:
             version=np.int32(PROFILE_VERSION),
             **{name: np.asarray(getattr(profile, name)) for name in _SCALARS},
             **{name: getattr(profile, name) for name in _ARRAYS},
+            stages=np.array(STAGES),
+            thresholds=np.array([profile.thresholds[stage] for stage in STAGES], np.float64),
         )
     return out
 
@@ -105,12 +101,20 @@ def load_profile(path: str | Path) -> Profile:
                                    f"{PROFILE_VERSION} (enrol the design again)")
             arrays = {name: data[name] for name in _ARRAYS}
             scalars = {name: kind(data[name]) for name, kind in _SCALARS.items()}
+            stages, thresholds = data["stages"], data["thresholds"]
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as error:
         if isinstance(error, ProfileError):
             raise
         raise ProfileError(f"{file}: not a Sabot profile ({error})") from None
     _check(file, arrays, scalars)
-    return Profile(**arrays, **scalars)
+    if tuple(str(s) for s in stages) != STAGES or thresholds.shape != (len(STAGES), 2):
+        raise ProfileError(f"{file}: its thresholds are not those of the stages "
+                           f"{', '.join(STAGES)}")
+    if not np.all(np.isfinite(thresholds)):
+        raise ProfileError(f"{file}: thresholds holds values that are not finite")
+    by_stage = {stage: (float(score), float(margin))
+                for stage, (score, margin) in zip(STAGES, thresholds, strict=True)}
+    return Profile(**arrays, **scalars, thresholds=by_stage)
 
 
 def _check(file: Path, arrays: dict, scalars: dict) -> None:
@@ -132,10 +136,6 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
     codes = sum(split_code(str(c)) is not None for c in arrays["card_classes"])
     if len(arrays["likeness"]) != codes:
         raise ProfileError(f"{file}: likeness does not have one row per card")
-    for name in ("card_score", "card_margin", "pose_floor", "likeness_floor", "kind_score",
-                 "kind_margin",
-                 "empty_score", "empty_margin", "back_score", "back_margin", "passing_score",
-                 "passing_margin", "held_accepted",
-                 "separation"):
+    for name in ("pose_floor", "likeness_floor", "held_accepted", "separation"):
         if not np.isfinite(scalars[name]):
             raise ProfileError(f"{file}: {name} is not a finite number")

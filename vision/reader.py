@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from contract import JOKER
 from vision.cards import split_code
 from vision.model import (
     Model,
@@ -41,6 +42,9 @@ class Reading:
     suit: str | None = None
     score: float = 0.0
     reason: str = ""  # why unknown
+    # What an unknown that is not a card looks like: JOKER, "blank" (a face with nothing
+    # printed) or "passing" (a card's body, its index out of view); "" otherwise.
+    looks: str = ""
 
     def as_dict(self) -> dict:
         return {"kind": self.kind, "card": self.card, "rank": self.rank, "suit": self.suit,
@@ -69,34 +73,37 @@ class Reader:
         p = self.profile
         glance = kind_vector(prepared)
         kind, kind_score, kind_margin, _ = best_of(self._kinds, glance)
-        if (kind == "empty" and kind_score >= p.empty_score and kind_margin >= p.empty_margin
-                and blank_of_ink(prepared)):
+        at_a_glance = (f"glance:{kind}" in p.thresholds
+                       and p.accepts(f"glance:{kind}", kind_score, kind_margin))
+        if at_a_glance and kind == "empty" and blank_of_ink(prepared):
             return Reading("empty", score=kind_score)
-        if (back_expected and kind == "back" and kind_score >= p.back_score
-                and kind_margin >= p.back_margin):
+        if at_a_glance and kind == "back" and back_expected:
             return Reading("back", score=kind_score)
-        if (kind == "passing" and kind_score >= p.passing_score
-                and kind_margin >= p.passing_margin):
-            return Reading("unknown", score=kind_score, reason=f"not a card: {_LOOKS[kind]}")
+        if at_a_glance and kind == "passing":
+            return Reading("unknown", score=kind_score, reason=f"not a card: {_LOOKS[kind]}",
+                           looks=kind)
         pose = self._registration.locate(prepared.ink)
         zone = zone_picture(prepared, pose)
         vector = np.concatenate([describe(prepared, pose, zone), glance])
         name, score, margin, runner_up = best_of(self._cards, vector)
         if name in ("back", "cut", "empty"):
-            if score >= p.kind_score and margin >= p.kind_margin:
+            if p.accepts(f"model:{name}", score, margin):
                 return Reading(name, score=score)
+            least_score, least_margin = p.thresholds[f"model:{name}"]
             return Reading("unknown", score=score, reason=f"not sure: {name} {score:.2f} "
-                           f"(needs {p.kind_score:.2f}), ahead of {runner_up} by "
-                           f"{margin:.2f} (needs {p.kind_margin:.2f})")
+                           f"(needs {least_score:.2f}), ahead of {runner_up} by "
+                           f"{margin:.2f} (needs {least_margin:.2f})")
         if name not in self._card_index:
-            return Reading("unknown", score=score, reason=f"not a card: {_LOOKS[name]}")
+            return Reading("unknown", score=score, reason=f"not a card: {_LOOKS[name]}",
+                           looks=name)
         alike = float(self._likeness[self._card_index[name]] @ likeness_vector(zone))
-        if (score >= p.card_score and margin >= p.card_margin and pose.score >= p.pose_floor
+        if (p.accepts("card", score, margin) and pose.score >= p.pose_floor
                 and alike >= p.likeness_floor):
             rank, suit = split_code(name)  # type: ignore[misc]
             return Reading("face", name, rank, suit, score)
-        why = (f"not sure: {name} {score:.2f} (needs {p.card_score:.2f}), ahead of "
-               f"{runner_up} by {margin:.2f} (needs {p.card_margin:.2f}), index found "
+        least_score, least_margin = p.thresholds["card"]
+        why = (f"not sure: {name} {score:.2f} (needs {least_score:.2f}), ahead of "
+               f"{runner_up} by {margin:.2f} (needs {least_margin:.2f}), index found "
                f"{pose.score:.2f} (needs {p.pose_floor:.2f}), looks like it {alike:.2f} "
                f"(needs {p.likeness_floor:.2f})")
         return Reading("unknown", score=score, reason=why)
@@ -109,7 +116,7 @@ def one_opencv_thread() -> None:
     cv2.setNumThreads(1)
 
 
-_LOOKS = {"joker": "looks like a joker", "blank": "looks like a face with nothing printed",
+_LOOKS = {JOKER: "looks like a joker", "blank": "looks like a face with nothing printed",
           "passing": "looks like a card passing with its index out of view"}
 
 

@@ -130,8 +130,9 @@ def _enrol(args, samples_dir: str) -> int:
     kinds = [str(k) for k in p.kind_classes if str(k) in ("back", "cut", "empty")]
     print(f"enrolled {len(p.likeness)} cards and {', '.join(kinds)} in "
           f"{time.perf_counter() - start:.1f} s -> {args.out}", file=sys.stderr)
+    least_score, least_margin = p.thresholds["card"]
     print(f"held-back views: {p.held_accepted:.1%} of {p.held_views} cards read with "
-          f"confidence (similarity >= {p.card_score:.2f}, lead >= {p.card_margin:.2f}); "
+          f"confidence (similarity >= {least_score:.2f}, lead >= {least_margin:.2f}); "
           f"{p.held_wrong} read wrong before the thresholds, none after; "
           f"margin found {p.separation:+.2f}", file=sys.stderr)
     if args.sheet:

@@ -8,18 +8,22 @@ import numpy as np
 import pytest
 
 from vision.errors import ProfileError
-from vision.profile import PROFILE_VERSION, load_profile, save_profile
+from vision.profile import PROFILE_VERSION, STAGES, load_profile, save_profile
 
 
 def test_a_profile_round_trips(tmp_path, vector_profile):
     again = load_profile(save_profile(vector_profile, tmp_path / "p.npz"))
     assert np.array_equal(again.card_views, vector_profile.card_views)
     assert list(again.card_classes) == list(vector_profile.card_classes)
-    assert again.card_score == pytest.approx(vector_profile.card_score)
+    assert set(again.thresholds) == set(STAGES)
+    for stage in STAGES:
+        assert again.thresholds[stage] == pytest.approx(vector_profile.thresholds[stage])
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda p: {"card_score": float("nan")}, "card_score is not a finite number"),
+    (lambda p: {"pose_floor": float("nan")}, "pose_floor is not a finite number"),
+    (lambda p: {"thresholds": p.thresholds | {"card": (float("nan"), 0.1)}},
+     "thresholds holds values that are not finite"),
     (lambda p: {"card_mean": p.card_mean * np.nan}, "card_mean holds values that are not"),
     (lambda p: {"card_labels": p.card_labels[::-1].copy()}, "labels do not index every class"),
     (lambda p: {"card_views": p.card_views[:, :3]}, "arrays do not fit together"),
@@ -41,4 +45,15 @@ def test_an_old_profile_asks_to_enrol_again(tmp_path, vector_profile):
     np.savez(path.open("wb"), **arrays)
     wanted = f"profile version 2, expected {PROFILE_VERSION} .enrol the design"
     with pytest.raises(ProfileError, match=wanted):
+        load_profile(path)
+
+
+def test_a_profile_without_the_thresholds_of_every_stage_is_refused(tmp_path, vector_profile):
+    path = save_profile(vector_profile, tmp_path / "p.npz")
+    with np.load(path) as data:
+        arrays = dict(data)
+    arrays["stages"] = arrays["stages"][:-1]
+    arrays["thresholds"] = arrays["thresholds"][:-1]
+    np.savez(path.open("wb"), **arrays)
+    with pytest.raises(ProfileError, match="thresholds are not those of the stages"):
         load_profile(path)

@@ -36,7 +36,7 @@ def test_a_reading_reports_rank_suit_and_a_score(vector_deck, vector_reader):
     reading = vector_reader.read(render_window(vector_deck, "10H", random_perturbation(
         np.random.default_rng(4), 0.5)))
     assert (reading.kind, reading.card, reading.rank, reading.suit) == ("face", "10H", "10", "H")
-    assert vector_reader.profile.card_score <= reading.score <= 1.0
+    assert vector_reader.profile.thresholds["card"][0] <= reading.score <= 1.0
     assert reading.as_dict() == {"kind": "face", "card": "10H", "rank": "10", "suit": "H",
                                  "score": round(reading.score, 3)}
 
