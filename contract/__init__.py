@@ -16,3 +16,8 @@ BUTTON_NAMES = ("no_more_bets", "card_disclosed", "acknowledge", "new_shoe")
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "D", "C")
 ALL_CARDS = tuple(rank + suit for suit in SUITS for rank in RANKS)
+
+# The reason of an unreadable card that was seen to be a joker: not one of the shoe's cards,
+# so the table sets it aside without counting it (the camera's tracker and `sabot deal`'s
+# JOKER both say it with this word).
+JOKER = "joker"

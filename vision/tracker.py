@@ -8,8 +8,9 @@ A *passage* is the time one card spends in front of the camera:
   of card edge, a flicker) and reports nothing.
 
 Within a passage a card is decided as soon as `confirm` consecutive frames agree on a face
-(CardSeen), on the cutting card (CutCard), or on a back seen by the under view with the over
-view reading a face (CardSeen face_up=True). A passage that ends undecided is Unreadable.
+(CardSeen), on the cutting card (CutCard), on a joker (Unreadable with the reason JOKER: not
+one of the shoe's cards), or on a back seen by the under view with the over view reading a
+face (CardSeen face_up=True). A passage that ends undecided is Unreadable.
 
 Without the sensor, a face confirmed with a *different* code than the one already decided
 means a second card followed without an empty frame between: the first passage ends and a
@@ -25,12 +26,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from contract import JOKER
 from vision.events import CardSeen, CutCard, ReadingEvent, Unreadable
 from vision.reader import Reader, Reading
 
 
 def _label(reading: Reading) -> str:
-    return f"face:{reading.card}" if reading.kind == "face" else reading.kind
+    if reading.kind == "face":
+        return f"face:{reading.card}"
+    return JOKER if reading.looks == JOKER else reading.kind
 
 
 @dataclass
@@ -159,6 +163,10 @@ class Tracker:
         if label == "cut" and not passage.decided:
             passage.decided = label
             return [CutCard(run.first_frame)]
+        if label == JOKER and not passage.decided:
+            # Told apart from an unreadable card: a joker is not one of the shoe's cards.
+            passage.decided = label
+            return [Unreadable(JOKER, run.first_frame)]
         if label == "back" and not passage.decided:
             passage.back_seen = True
         return self._face_up_decision(passage)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+from contract import JOKER
 from controller.errors import CardCodeError, InputError
 from controller.game import observations as obs
 from controller.game.cards import parse_card
@@ -39,7 +40,7 @@ def parse_token(token: str) -> obs.Observation:
     if upper in _KEYWORDS:
         return _KEYWORDS[upper]()
     if upper == "JOKER":
-        return obs.Unreadable("joker")
+        return obs.Unreadable(JOKER)
     if upper == "UNREADABLE":
         return obs.Unreadable("unreadable card")
     if upper.startswith("^"):
@@ -86,7 +87,7 @@ def _token_of(observation: obs.Observation) -> str:
     if isinstance(observation, obs.Card):
         return ("^" if observation.face_up else "") + observation.card
     if isinstance(observation, obs.Unreadable):
-        return "JOKER" if observation.reason == "joker" else "UNREADABLE"
+        return "JOKER" if observation.reason == JOKER else "UNREADABLE"
     for keyword, cls in _KEYWORDS.items():
         if isinstance(observation, cls):
             return keyword

@@ -7,6 +7,7 @@ are JSON-ready dicts (`{"event": "round", ...}`), the contract of `sabot deal --
 
 from __future__ import annotations
 
+from contract import JOKER
 from controller.errors import InputError
 from controller.game import observations as obs
 from controller.game.cards import burn_value, hand_total, is_pair, parse_card
@@ -88,6 +89,13 @@ class Table:
             self._deal(card, face_up=o.face_up)
 
     def _on_unreadable(self, o: obs.Unreadable) -> None:
+        if o.reason == JOKER:
+            # Not one of the shoe's cards (a deck of the game has 52): like a foreign copy
+            # beyond the decks it is set aside and leaves the count of the shoe alone. A
+            # card that could not be read is one of them, whatever it was.
+            self._fault("a joker left the shoe: it is not one of the shoe's cards; set it "
+                        "aside", "JOKER")
+            return
         self.state.cards_drawn += 1
         self._fault(f"unreadable card: {o.reason}", "??")
 

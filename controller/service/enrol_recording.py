@@ -19,6 +19,7 @@ from pathlib import Path
 
 import cv2
 
+from contract import JOKER
 from controller.errors import InputError
 from controller.game import observations as obs
 from controller.game.cards import RANKS
@@ -72,7 +73,7 @@ def parse_order(text_or_name: str) -> list[Item]:
             items.append(Item(o.card, step.token, step.line))
             continue
         kind = ("back" if isinstance(o, obs.Card) else "cut" if isinstance(o, obs.Cut)
-                else "joker" if isinstance(o, obs.Unreadable) and o.reason == "joker" else "")
+                else "joker" if isinstance(o, obs.Unreadable) and o.reason == JOKER else "")
         if not kind:
             raise InputError(f"{source}, line {step.line}, column {step.column}: "
                              f"{step.token!r} is not something that passes the camera (a card, "

@@ -1,6 +1,9 @@
 """Shoe accounting: too many of a card, jokers and unreadable cards halt the table."""
 
+from contract import JOKER
 from controller.game import observations as obs
+from controller.game.shoe import shuffled_shoe
+from controller.game.table import Table
 from tests.controller.conftest import of_kind, run_script
 
 
@@ -26,8 +29,11 @@ def test_ack_sets_the_offending_card_aside_and_play_goes_on():
     assert not table.state.halted and table.state.ledger["set_aside"] == 1
 
 
+JOKER_FAULT = "a joker left the shoe: it is not one of the shoe's cards; set it aside"
+
+
 def test_joker_and_unreadable_cards_halt_until_acknowledged():
-    for token, reason in (("JOKER", "unreadable card: joker"),
+    for token, reason in (("JOKER", JOKER_FAULT),
                           ("UNREADABLE", "unreadable card: unreadable card")):
         table, events = run_script(f"2H {token}")
         assert of_kind(events, "fault")[0]["reason"] == reason
@@ -38,7 +44,7 @@ def test_joker_and_unreadable_cards_halt_until_acknowledged():
 
 
 def test_cards_drawn_while_halted_are_faults_too_and_set_aside():
-    table, events = run_script("2H JOKER 3D 4H ACK 3D 4H 5D")
+    table, events = run_script("2H UNREADABLE 3D 4H ACK 3D 4H 5D")
     assert [f["card"] for f in of_kind(events, "fault")] == ["??", "3D", "4H"]
     assert of_kind(events, "ack")[0]["set_aside"] == ["??", "3D", "4H"]
     assert of_kind(events, "round")[0]["banker"] == ["3D", "5D"]
@@ -70,3 +76,29 @@ def test_second_cutting_card_is_only_noticed():
     _, events = run_script("2H 3D 4H 5D CUT KH KD CUT 7S 8C")
     assert len(of_kind(events, "last_coup")) == 1
     assert "second cutting card" in of_kind(events, "notice")[0]["message"]
+
+
+def test_a_joker_is_not_a_card_of_the_shoe_and_leaves_its_count_alone():
+    table, events = run_script("2H JOKER")
+    assert of_kind(events, "fault")[0]["card"] == "JOKER"
+    assert table.state.cards_left == 8 * 52 - 3  # the burn (2 cards) and 2H
+    table, _ = run_script("2H UNREADABLE")
+    assert table.state.cards_left == 8 * 52 - 4  # an unreadable card is one of them
+
+
+def test_with_a_joker_in_a_one_deck_shoe_its_last_card_is_still_dealt():
+    """The joker set aside, the 52nd card is the shoe's last, not one drawn after its end
+    (rule 7.1: no more cards once the shoe's own are out): the shoe plays as without it."""
+    cards = [o for o in shuffled_shoe(1, seed=11) if isinstance(o, obs.Card)]
+
+    def play(joker_after: int | None) -> list[dict]:
+        table = Table(1, require_no_more_bets=False)
+        events = []
+        for k, card in enumerate(cards):
+            events += table.apply(card)
+            if k == joker_after:
+                events += table.apply(obs.Unreadable(JOKER)) + table.apply(obs.Ack())
+        assert table.state.cards_left == 0
+        return [e for e in events if e["event"] not in ("fault", "ack", "lamps")]
+
+    assert play(joker_after=20) == play(joker_after=None)

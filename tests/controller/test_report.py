@@ -20,7 +20,7 @@ def test_report_shows_rounds_roads_irregularities_and_faults(tmp_path, capsys):
     assert page.startswith("<!doctype html>")
     assert "<td>2H 4H</td>" in page
     assert "rule 12.1(b)" in page
-    assert "FAULT: unreadable card: joker" in page
+    assert "FAULT: a joker left the shoe" in page
     assert "Last coup announced: round 3 (rule 9.8)" in page
     assert page.count("class=\"cell\"") == 2  # two scored rounds on the bead plate
     assert "1 void" in page

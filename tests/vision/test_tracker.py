@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from contract import JOKER
 from vision.events import CardSeen, CutCard, Unreadable
 from vision.synth import card_frames, render_window, shoe_frames, two_view_frames
 from vision.tracker import Tracker
@@ -61,11 +62,15 @@ def test_frame_numbers_count_from_zero_by_default(vector_deck, vector_reader):
 
 @pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
 def test_a_joker_is_one_unreadable_event(design, trigger):
+    """Told as a joker (contract.JOKER: not one of the shoe's cards) by a design enrolled
+    with its jokers, as only an unreadable card by one enrolled without."""
     deck, reader = design
     frames = shoe_frames(deck, ["5S", "JOKER", "BLANK", "5S"], np.random.default_rng(25))
     events = _track(reader, frames, trigger=trigger)
     assert _names(events) == ["5S", "Unreadable", "Unreadable", "5S"]
-    assert "no confident reading" in events[1].reason
+    knows_jokers = "joker" in reader.profile.card_classes
+    assert events[1].reason == JOKER if knows_jokers else "no confident reading" in events[1].reason
+    assert events[2].reason != JOKER  # a blank face is no joker
 
 
 def test_face_up_card_with_an_over_view(vector_deck, vector_reader):
