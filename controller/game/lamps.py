@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from controller.game.cards import hand_total
 from controller.game.state import ENDED, ROUND, TableState
-from controller.game.tableau import BANKER, PLAYER
+from controller.game.tableau import BANKER, PLAYER, banker_fate
 
 _RESULT_LAMP = {PLAYER: "player_win", BANKER: "banker_win", "tie": "tie"}
 
@@ -29,7 +30,11 @@ def _hand_lamps(state: TableState) -> set[str]:
             return set()  # the initial deal: no decision yet
         owed = state.next_hand()
         if owed == PLAYER:
-            return {"player_draw"}  # the banker's decision waits for the player's third card
+            # The banker's decision waits for the player's third card, unless no card can
+            # change it (rule 9.4: 0-2 always draw, 7 always stands).
+            fate = banker_fate(hand_total(state.banker))
+            banker = {True: {"banker_draw"}, False: {"banker_stand"}}.get(fate, set())
+            return {"player_draw", *banker}
         if owed == BANKER:
             return {"player_stand", "banker_draw"}
         return {"player_stand", "banker_stand"}

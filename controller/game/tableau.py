@@ -36,6 +36,14 @@ def banker_draws(banker_total: int, player_third: int | None) -> bool:
     return False  # 7 stands; 8-9 never reach here (naturals)
 
 
+def banker_fate(banker_total: int) -> bool | None:
+    """Whether the banker draws (True) or stands (False) whatever third card the player is
+    about to get, or None when that card decides it (rule 9.4's table 2: 0-2 always draw,
+    7 always stands). The lamps show a decided banker before the player's card is out."""
+    fates = {banker_draws(banker_total, third) for third in range(10)}
+    return fates.pop() if len(fates) == 1 else None
+
+
 def next_hand(player: list[int], banker: list[int]) -> str | None:
     """Which hand the next card goes to, or None when the round is complete.
 

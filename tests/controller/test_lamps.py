@@ -26,6 +26,28 @@ def test_player_draw_then_banker_decision_then_result():
     assert seen[7] == {"player_stand", "banker_stand", "banker_win"}
 
 
+def test_rule_9_4_a_banker_no_third_card_can_change_is_lit_with_the_players_draw():
+    # Burn AS 2C; player K K (0) draws; banker K 2 (2): draws whatever comes.
+    assert lamps_after("AS 2C KH KD KS 2C")[5] == {"player_draw", "banker_draw"}
+    # Banker K 7 (7): stands whatever comes.
+    assert lamps_after("AS 2C KH KD KS 7C")[5] == {"player_draw", "banker_stand"}
+    # Banker 6 (6) waits: it draws only on a third card of 6 or 7.
+    assert lamps_after("AS 2C KH KD KS 6C")[5] == {"player_draw"}
+    # The player's card out, the banker's lamp stays what it was.
+    seen = lamps_after("AS 2C KH KD KS 2C 9H")
+    assert seen[6] == {"player_stand", "banker_draw"}
+
+
+def test_banker_fate_agrees_with_table_2_for_every_total_and_third_card():
+    from controller.game.tableau import banker_draws, banker_fate  # noqa: PLC0415
+
+    for total in range(8):
+        outcomes = {banker_draws(total, third) for third in range(10)}
+        assert banker_fate(total) == (outcomes.pop() if len(outcomes) == 1 else None)
+    assert [banker_fate(t) for t in range(8)] == [True, True, True, None, None, None, None,
+                                                 False]
+
+
 def test_natural_lights_both_stands_and_the_winner_until_the_next_round():
     seen = lamps_after("AS 2C NMB 9H KD KS 3C NMB 4H", require_nmb=True)
     assert seen[6] == {"player_stand", "banker_stand", "player_win"}
