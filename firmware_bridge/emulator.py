@@ -11,12 +11,14 @@ from __future__ import annotations
 import random
 import threading
 
+from firmware_bridge.errors import MessageError
 from firmware_bridge.messages import (
     MsgType,
     Role,
     pack_button,
     pack_counter,
     pack_error,
+    unpack_error,
     unpack_lamps,
 )
 from firmware_bridge.session import Delivered, LinkTiming, Session, new_boot_id
@@ -42,6 +44,10 @@ class ShoeEmulator:
         self.lamps: frozenset[str] = frozenset()
         self.lamp_history: list[frozenset[str]] = []
         self.errors: list[tuple[int, str]] = []
+        # Frames that came through whole (their CRC right) but whose message the MCU cannot
+        # use: a payload that does not fit its type, a type it does not take. Counted and
+        # dropped: a real MCU must never stop on what the line brings.
+        self.malformed = 0
         self.resets = 0
         self._boot()
 
@@ -130,8 +136,13 @@ class ShoeEmulator:
         for event in events:
             if not isinstance(event, Delivered):
                 continue
-            if event.type == MsgType.LAMPS:
-                self.lamps = unpack_lamps(event.payload)
-                self.lamp_history.append(self.lamps)
-            elif event.type == MsgType.ERROR:
-                self.errors.append((event.payload[0], event.payload[1:].decode(errors="replace")))
+            try:
+                if event.type == MsgType.LAMPS:
+                    self.lamps = unpack_lamps(event.payload)
+                    self.lamp_history.append(self.lamps)
+                elif event.type == MsgType.ERROR:
+                    self.errors.append(unpack_error(event.payload))
+                else:
+                    self.malformed += 1  # the MCU takes only LAMPS and ERROR from a host
+            except MessageError:
+                self.malformed += 1

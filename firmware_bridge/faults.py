@@ -71,6 +71,8 @@ class FaultyLine:
             self.stats.duplicated += 1
             return frame + frame
         roll -= f.duplicate
+        if len(frame) < 3:
+            return frame  # a delimiter and one byte: nothing to flip or cut short but those
         if roll < f.bitflip:
             self.stats.flipped += 1
             damaged = bytearray(frame)

@@ -54,6 +54,10 @@ class PtyShoe:
         self._wake_r, self._wake_w = os.pipe()
         self._thread: threading.Thread | None = None
         self.plugged = False
+        # Whatever went wrong inside the runner thread, counted and kept (it goes on): a
+        # rig's status must never say the link is up while the shoe has gone silent.
+        self.thread_errors = 0
+        self.last_thread_error = ""
 
     # ---- lifecycle -----------------------------------------------------------------------
 
@@ -159,25 +163,38 @@ class PtyShoe:
         with contextlib.suppress(OSError):
             os.write(self._wake_w, b"w")
 
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
     def _run(self) -> None:
         while not self._stop.is_set():
-            master = self._master
-            readable = [self._wake_r] + ([master] if master >= 0 else [])
-            writable = [master] if master >= 0 and self._outgoing else []
             try:
-                ready, can_write, _ = select.select(readable, writable, [], self.poll_interval)
-            except (OSError, ValueError):
-                continue  # the pty was closed under us by unplug()
-            if self._wake_r in ready:
-                os.read(self._wake_r, 4096)
-            with self._lock:
-                now = self.clock()
-                if self.plugged and master in ready:
-                    self._read(now)
-                self.emulator.tick(now)
-                self._queue_output(now)
-                if self.plugged and self._outgoing:
-                    self._write()
+                self._turn()
+            except Exception as error:  # noqa: BLE001 - the shoe goes on, as a real MCU must
+                self.thread_errors += 1
+                self.last_thread_error = f"{type(error).__name__}: {error}"
+                time.sleep(self.poll_interval)
+
+    def _turn(self) -> None:
+        """One turn of the runner: wait for the line or a wake-up, read, tick, write."""
+        master = self._master
+        readable = [self._wake_r] + ([master] if master >= 0 else [])
+        writable = [master] if master >= 0 and self._outgoing else []
+        try:
+            ready, can_write, _ = select.select(readable, writable, [], self.poll_interval)
+        except (OSError, ValueError):
+            return  # the pty was closed under us by unplug()
+        if self._wake_r in ready:
+            os.read(self._wake_r, 4096)
+        with self._lock:
+            now = self.clock()
+            if self.plugged and master in ready:
+                self._read(now)
+            self.emulator.tick(now)
+            self._queue_output(now)
+            if self.plugged and self._outgoing:
+                self._write()
 
     def _read(self, now: float) -> None:
         try:

@@ -172,11 +172,15 @@ def obey(shoe: PtyShoe, words: list[str], out: TextIO) -> None:
 def status(shoe: PtyShoe) -> str:
     emulator = shoe.emulator
     lamps = " ".join(sorted(emulator.shown_lamps)) or "-"
-    return (
-        f"link={'up' if emulator.up else 'down'} plugged={shoe.plugged} "
+    line = "up" if emulator.up and shoe.running else "down"
+    text = (
+        f"link={line} plugged={shoe.plugged} "
         f"cards={emulator.card_counter} queued={emulator.queued} lamps={lamps} "
-        f"boot={emulator.session.boot_id:#010x}"
+        f"boot={emulator.session.boot_id:#010x} malformed={emulator.malformed}"
     )
+    if shoe.thread_errors:
+        text += f" errors={shoe.thread_errors} last_error={shoe.last_thread_error!r}"
+    return text
 
 
 def watch(shoe: PtyShoe, out: TextIO, stop: threading.Event) -> None:
