@@ -1,9 +1,11 @@
 """pyserial I/O for a `Link`: one thread reads, ticks the state machine and writes.
 
 The port is reopened after it fails (USB shoe unplugged, pty closed), so the service never has
-to restart for a cable. Events go to `on_event` if it is set, otherwise to `events` (a
-bounded queue.Queue for a caller that polls; when it is full, new events are dropped with a
-warning, so a poller that stopped reading cannot grow the service without bound).
+to restart for a cable, but only while its name still means the shoe (`device`): a udev name
+is followed, a kernel name or a pty that has come to mean another device is not opened.
+Events go to `on_event` if it is set, otherwise to `events` (a bounded queue.Queue for a
+caller that polls; when it is full, new events are dropped with a warning, so a poller
+that stopped reading cannot grow the service without bound).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Callable
 
 import serial
 
+from firmware_bridge.device import Identity, follows_name, identity_of, same_device
 from firmware_bridge.link import Link
 from firmware_bridge.messages import LinkEvent
 
@@ -51,6 +54,7 @@ class SerialTransport:
         self.opens = 0
         self.last_error = ""
         self._serial: serial.SerialBase | None = None
+        self._identity: Identity | None = None  # the device first opened
         self._link_lock = threading.Lock()
         self._write_lock = threading.Lock()
         self._stop = threading.Event()
@@ -111,15 +115,20 @@ class SerialTransport:
         return events
 
     def _open(self) -> bool:
+        if self._identity is not None and not follows_name(self.port):
+            why = same_device(self._identity, identity_of(self.port))
+            if why:
+                self._cannot_open(why)
+                return False
         try:
             port = self.serial_factory(
                 self.port, baudrate=self.baudrate, timeout=self.poll_interval
             )
         except (serial.SerialException, OSError, ValueError) as error:
-            if str(error) != self.last_error:
-                log.warning("cannot open %s: %s", self.port, error)
-                self.last_error = str(error)
+            self._cannot_open(str(error))
             return False
+        if self._identity is None:
+            self._identity = identity_of(self.port)
         self.opens += 1
         self.last_error = ""
         with contextlib.suppress(AttributeError, serial.SerialException):
@@ -128,6 +137,11 @@ class SerialTransport:
         self._write(b"\x00")  # ends any partial frame the MCU had started to receive
         log.info("opened %s", self.port)
         return True
+
+    def _cannot_open(self, why: str) -> None:
+        if why != self.last_error:  # once per reason, not every reopen_interval
+            log.warning("cannot open %s: %s", self.port, why)
+            self.last_error = why
 
     def _lost(self, error: Exception) -> None:
         log.warning("lost %s: %s", self.port, error)

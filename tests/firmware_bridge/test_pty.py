@@ -6,9 +6,11 @@ import time
 
 import serial
 
+from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.faults import Faults
 from firmware_bridge.link import Link
 from firmware_bridge.messages import CardGone, CardPresent, CardsMissed, LinkDown, LinkUp, McuReset
+from firmware_bridge.pty_shoe import PtyShoe
 from firmware_bridge.transport import SerialTransport
 
 from .ptyrig import FAST, count
@@ -127,3 +129,66 @@ def test_events_go_to_the_callback_or_to_a_bounded_queue_never_both():
     called = SerialTransport("loop://", on_event=delivered.append)
     called._deliver([CardGone(1), CardGone(2)])
     assert delivered == [CardGone(1), CardGone(2)] and called.events.empty()
+
+
+def test_a_pty_that_closed_is_never_reopened_even_if_its_number_comes_back():
+    """A name that is not a symlink, lost: the next pty with that number is another
+    program's terminal, and the transport must not write into it (issue 11)."""
+    shoe = PtyShoe(ShoeEmulator(timing=FAST))
+    path = shoe.start()
+    transport = SerialTransport(path, Link(timing=FAST), reopen_interval=0.02).start()
+    stranger = None
+    try:
+        deadline = time.monotonic() + 10
+        while not transport.link.up:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        shoe.stop()
+        while transport.last_error == "":  # it lets go of the pty once its read fails
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        stranger = _pty_named(path)
+        time.sleep(0.5)
+        assert transport.opens == 1
+        assert "pseudo-terminal that has closed" in transport.last_error
+        assert not _readable(stranger[0])  # nothing was written into the stranger's pty
+    finally:
+        transport.stop()
+        for fd in stranger or ():
+            os.close(fd)
+
+
+def test_a_kernel_name_that_now_shows_another_usb_adapter_is_not_opened(mocker):
+    from firmware_bridge import device  # noqa: PLC0415
+
+    ports = [mocker.Mock(device="/dev/ttyUSB0", vid=0x0483, pid=0x5740, serial_number="SHOE1")]
+    mocker.patch.object(device.list_ports, "comports", lambda: ports)
+    mocker.patch.object(device.os, "stat", lambda path: os.stat_result((0,) * 10))
+    mocker.patch.object(device.os.path, "realpath", lambda path: path)
+    first = device.identity_of("/dev/ttyUSB0")
+    assert first.usb == (0x0483, 0x5740, "SHOE1")
+    assert device.same_device(first, device.identity_of("/dev/ttyUSB0")) == ""
+    ports[0] = mocker.Mock(device="/dev/ttyUSB0", vid=0x1a86, pid=0x7523, serial_number=None)
+    why = device.same_device(first, device.identity_of("/dev/ttyUSB0"))
+    assert "1a86:7523" in why and "0483:5740" in why and "udev name" in why
+
+
+def _pty_named(path: str):
+    """Open ptys until one gets `path`'s number (the kernel hands out the lowest free)."""
+    opened = []
+    for _ in range(64):
+        master, slave = os.openpty()
+        if os.ttyname(slave) == path:
+            for fd in opened:
+                os.close(fd)
+            return master, slave
+        opened += [master, slave]
+    for fd in opened:
+        os.close(fd)
+    raise AssertionError(f"no new pty got {path}")
+
+
+def _readable(fd: int) -> bool:
+    import select  # noqa: PLC0415
+
+    return bool(select.select([fd], [], [], 0)[0])
