@@ -17,6 +17,8 @@ _RANK_ALIASES = {"T": "10", "1": None}  # "1" alone is never a rank; "10" is mat
 
 def parse_card(token: str) -> str:
     """The canonical code of `token`, or CardCodeError naming the token."""
+    if token in _CANONICAL:
+        return token  # what the engine is handed almost always: no need to normalise
     text = token.strip().upper()
     rank, suit = text[:-1], text[-1:]
     rank = _RANK_ALIASES.get(rank, rank)
@@ -41,7 +43,11 @@ def rank_of(code: str) -> str:
 
 def point_value(code: str) -> int:
     """Baccarat point value: A=1, 2-9 face value, 10/J/Q/K = 0."""
-    rank = rank_of(code)
+    known = POINT_VALUES.get(code)
+    return _rank_value(rank_of(code)) if known is None else known
+
+
+def _rank_value(rank: str) -> int:
     if rank == "A":
         return 1
     if rank in ("10", "J", "Q", "K"):
@@ -60,4 +66,9 @@ def is_pair(hand: list[str] | tuple[str, ...]) -> bool:
 
 
 def hand_total(codes: list[str] | tuple[str, ...]) -> int:
-    return sum(point_value(code) for code in codes) % 10
+    return sum(map(point_value, codes)) % 10
+
+
+# The engine looks these up for every card it is handed (a dict beats parsing the rank).
+_CANONICAL = frozenset(ALL_CODES)
+POINT_VALUES = {code: _rank_value(rank_of(code)) for code in ALL_CODES}  # canonical codes

@@ -74,10 +74,8 @@ class EquipmentFault:
 
 Observation = Card | Cut | NoMoreBets | Disclosed | Ack | NewShoe | Unreadable | EquipmentFault
 
-_BY_KIND: dict[str, type] = {
-    cls.kind: cls
-    for cls in (Card, Cut, NoMoreBets, Disclosed, Ack, NewShoe, Unreadable, EquipmentFault)
-}
+ALL_KINDS = (Card, Cut, NoMoreBets, Disclosed, Ack, NewShoe, Unreadable, EquipmentFault)
+_BY_KIND: dict[str, type] = {cls.kind: cls for cls in ALL_KINDS}
 
 
 def to_dict(observation: Observation) -> dict:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from controller.game.cards import CARDS_PER_DECK, hand_total, point_value
+from controller.game.cards import CARDS_PER_DECK, POINT_VALUES, hand_total
 from controller.game.tableau import next_hand
 
 BURN, BETWEEN, ROUND, ENDED = "burn", "between", "round", "ended"
@@ -67,9 +68,7 @@ class TableState:
     def next_hand(self) -> str | None:
         if self.phase != ROUND:
             return None
-        return next_hand(
-            [point_value(c) for c in self.player], [point_value(c) for c in self.banker]
-        )
+        return _owed(tuple(self.player), tuple(self.banker))
 
     def snapshot(self) -> dict:
         """A JSON-ready summary for displays and the surveillance room."""
@@ -87,3 +86,10 @@ class TableState:
             "faults": list(self.faults),
             "cards_left": self.cards_left,
         }
+
+
+@lru_cache(maxsize=8192)
+def _owed(player: tuple[str, ...], banker: tuple[str, ...]) -> str | None:
+    """`next_hand` of two hands of card codes: asked three times for every card dealt (the
+    deal, the round's end, the lamps), so the hands seen lately are kept."""
+    return next_hand([POINT_VALUES[c] for c in player], [POINT_VALUES[c] for c in banker])

@@ -10,10 +10,10 @@ from __future__ import annotations
 from contract import JOKER
 from controller.errors import InputError
 from controller.game import observations as obs
-from controller.game.cards import burn_value, hand_total, is_pair, parse_card
+from controller.game.cards import CARDS_PER_DECK, burn_value, hand_total, is_pair, parse_card
 from controller.game.lamps import lamps
 from controller.game.state import BETWEEN, BURN, ENDED, ROUND, TableState
-from controller.game.tableau import PLAYER, is_natural, result
+from controller.game.tableau import INITIAL_CARDS, PLAYER, initial_hand, is_natural, result
 
 STYLES = ("A", "B")
 
@@ -28,16 +28,18 @@ class Table:
             decks=decks, style=style, require_no_more_bets=require_no_more_bets
         )
         self._events: list[dict] = []
+        # The lamps as the last observation left them: only `apply` changes the state.
+        self._lit = lamps(self.state)
 
     def lamps(self) -> frozenset[str]:
         return lamps(self.state)
 
     def apply(self, observation: obs.Observation) -> list[dict]:
-        before = lamps(self.state)
+        before = self._lit
         self._events = []
-        getattr(self, f"_on_{observation.kind}")(observation)
+        _HANDLERS[type(observation)](self, observation)
         self._check_exhausted()
-        after = lamps(self.state)
+        after = self._lit = lamps(self.state)
         if after != before:
             self._emit("lamps", on=sorted(after))
         return self._events
@@ -69,14 +71,13 @@ class Table:
     def _on_card(self, o: obs.Card) -> None:
         s = self.state
         card = parse_card(o.card)
-        s.counts[card] += 1
-        if s.counts[card] <= s.decks:
+        seen = s.counts[card] = s.counts[card] + 1
+        if seen <= s.decks:
             s.cards_drawn += 1  # a foreign copy beyond the decks does not empty the shoe
-        if s.counts[card] > s.decks:
+        if seen > s.decks:
             article = "an" if s.decks in (8, 11) else "a"
-            self._fault(f"{card} seen {s.counts[card]} times in {article} {s.decks}-deck shoe",
-                        card)
-        elif s.halted:
+            self._fault(f"{card} seen {seen} times in {article} {s.decks}-deck shoe", card)
+        elif s.faults:  # halted
             self._fault(f"{card} drawn while the table is halted", card)
         elif s.phase == ENDED:
             self._fault(f"{card} drawn after the end of the shoe (rule 7.1: no more cards "
@@ -234,15 +235,19 @@ class Table:
 
     def _deal(self, card: str, face_up: bool, from_held: bool = False) -> None:
         s = self.state
-        hand = s.next_hand()
+        dealt = len(s.player) + len(s.banker)
+        # The initial four alternate (no hand is complete before them): no need to ask.
+        hand = initial_hand(dealt) if dealt < INITIAL_CARDS else s.next_hand()
         (s.player if hand == PLAYER else s.banker).append(card)
         s.last_drawn_to = "round"
-        self._emit("card", card=card, hand=hand, round=s.round_number,
-                   **({"held": True} if from_held else {}))
+        if from_held:
+            self._emit("card", card=card, hand=hand, round=s.rounds + 1, held=True)
+        else:
+            self._emit("card", card=card, hand=hand, round=s.rounds + 1)
         if face_up:
             self._irregularity("12.4", f"{card} was found face up in the shoe during the "
                                "round: it is used in the round", card=card)
-        if s.next_hand() is None:
+        if dealt + 1 >= INITIAL_CARDS and s.next_hand() is None:
             self._complete_round()
 
     def _complete_round(self) -> None:
@@ -308,8 +313,9 @@ class Table:
         """No card left in the shoe: the round in progress cannot finish, and between rounds
         no new one can start; either way the shoe is over (rule 7.1)."""
         s = self.state
-        if s.cards_left > 0 or s.phase not in (ROUND, BETWEEN) or s.halted:
-            return
+        if s.cards_drawn < s.decks * CARDS_PER_DECK or s.phase not in (ROUND, BETWEEN) \
+                or s.faults:
+            return  # cards are left (the common case, tested first and cheaply)
         if s.phase == ROUND:
             s.ledger["abandoned"] += len(s.player) + len(s.banker)
             s.ran_dry = True
@@ -327,3 +333,7 @@ class Table:
             return "halted"
         return {BURN: "burning cards", BETWEEN: "between rounds",
                 ROUND: f"dealing round {s.round_number}", ENDED: "at the end of the shoe"}[s.phase]
+
+
+# Each observation's handler, by type (looked up once per observation).
+_HANDLERS = {kind: getattr(Table, f"_on_{kind.kind}") for kind in obs.ALL_KINDS}

@@ -40,8 +40,23 @@ def banker_fate(banker_total: int) -> bool | None:
     """Whether the banker draws (True) or stands (False) whatever third card the player is
     about to get, or None when that card decides it (rule 9.4's table 2: 0-2 always draw,
     7 always stands). The lamps show a decided banker before the player's card is out."""
+    return _BANKER_FATES[banker_total]
+
+
+def _fate(banker_total: int) -> bool | None:
     fates = {banker_draws(banker_total, third) for third in range(10)}
     return fates.pop() if len(fates) == 1 else None
+
+
+_BANKER_FATES = tuple(_fate(total) for total in range(10))
+
+
+INITIAL_CARDS = 4  # rule 8.3
+
+
+def initial_hand(dealt: int) -> str:
+    """Rule 8.3: of the initial four cards the first and third are the player's."""
+    return PLAYER if dealt % 2 == 0 else BANKER
 
 
 def next_hand(player: list[int], banker: list[int]) -> str | None:
@@ -51,8 +66,8 @@ def next_hand(player: list[int], banker: list[int]) -> str | None:
     banker, player, banker; then at most one extra card each (rule 9.6), player first (9.9).
     """
     dealt = len(player) + len(banker)
-    if dealt < 4:
-        return PLAYER if dealt % 2 == 0 else BANKER
+    if dealt < INITIAL_CARDS:
+        return initial_hand(dealt)
     player_total = sum(player[:2]) % 10
     banker_total = sum(banker[:2]) % 10
     if is_natural(player_total) or is_natural(banker_total):
