@@ -220,7 +220,13 @@ class FileSource(FrameSource):
         if self._files is None and self._capture is None:
             import cv2
 
-            self._capture = cv2.VideoCapture(str(self.path))
+            name = str(self.path)
+            try:
+                name.encode("utf-8")
+            except UnicodeEncodeError:  # OpenCV would crash on it rather than fail
+                raise CameraError(f"camera file {_printable(self.path)!r}: the name is not "
+                                  "valid UTF-8; rename it") from None
+            self._capture = cv2.VideoCapture(name)
             if not self._capture.isOpened():
                 raise CameraError(f"cannot read video {str(self.path)!r}")
 
@@ -231,9 +237,13 @@ class FileSource(FrameSource):
             path = next(self._files, None)
             if path is None:
                 return None
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            try:  # bytes read by Python: OpenCV's imread crashes on a non-UTF-8 name
+                data = np.fromfile(path, np.uint8)
+                image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+            except (OSError, cv2.error):
+                image = None
             if image is None:
-                raise CameraError(f"cannot decode image {str(path)!r}")
+                raise CameraError(f"cannot decode image {_printable(path)!r}")
             return image
         ok, image = self._capture.read()
         return image if ok else None
@@ -244,6 +254,10 @@ class FileSource(FrameSource):
 
     def __str__(self) -> str:
         return f"file {self.path}"
+
+
+def _printable(path: Path) -> str:
+    return str(path).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 KINDS = {

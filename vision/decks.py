@@ -18,7 +18,8 @@ import cv2
 import numpy as np
 
 from vision.cards import ALL_CARDS, RED_SUITS, split_code
-from vision.errors import DeckError
+from vision.errors import DeckError, ImageReadError
+from vision.imageio import decode_file
 
 CARD_W, CARD_H = 300, 436
 SPECIAL_CODES = ("BACK", "CUT", "JOKER", "BLANK")
@@ -210,9 +211,10 @@ def synthetic_deck() -> Deck:
 
 def _read_face(path: Path) -> np.ndarray:
     """A face as BGRA, CARD_W wide, its own height (designs differ in proportion)."""
-    image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-    if image is None:
-        raise DeckError(f"cannot read card image {path}")
+    try:
+        image = decode_file(path, cv2.IMREAD_UNCHANGED)
+    except ImageReadError as error:
+        raise DeckError(f"cannot read card image: {error}") from None
     if image.dtype != np.uint8:
         image = cv2.convertScaleAbs(image, alpha=255.0 / max(1.0, float(image.max())))
     if image.ndim == 2:

@@ -10,6 +10,7 @@ import numpy as np
 
 from vision.errors import EnrolmentError
 from vision.geometry import WINDOW_H, WINDOW_W
+from vision.imageio import write_image
 
 TILE = (WINDOW_W // 2, WINDOW_H // 2)  # each window at half size
 COLUMNS = 13
@@ -68,6 +69,6 @@ def write_sheet(enrolment, path: str | Path) -> Path:
     if problems:
         parts.append(_grid(problems))
     out = Path(path)
-    if not cv2.imwrite(str(out), np.vstack(parts)):
+    if not write_image(out, np.vstack(parts)):
         raise EnrolmentError(f"{out}: cannot write the sheet (is it a .png path?)")
     return out

@@ -28,6 +28,7 @@ import numpy as np
 from vision.cards import split_code
 from vision.decks import Deck
 from vision.geometry import WINDOW_H, WINDOW_SIZE, WINDOW_W, to_window, window_on_card
+from vision.imageio import write_image
 
 INTERIOR = (28, 30, 33)  # BGR of the shoe's dark interior
 EMPTY = "EMPTY"
@@ -402,9 +403,9 @@ def write_samples(deck: Deck, directory: str | Path, *, codes: Sequence[str] | N
     out.mkdir(parents=True, exist_ok=True)
     wanted = list(codes) if codes is not None else [c for c in deck.cards if split_code(c)]
     for code in wanted:
-        cv2.imwrite(str(out / f"{code}.png"), render_window(deck, code))
+        write_image(out / f"{code}.png", render_window(deck, code))
     for code in ("BACK", "CUT", EMPTY):
-        cv2.imwrite(str(out / f"{code.lower()}.png"), render_window(deck, code))
+        write_image(out / f"{code.lower()}.png", render_window(deck, code))
     return out
 
 
@@ -417,7 +418,7 @@ def write_faces(deck: Deck, directory: str | Path) -> Path:
         name = code if split_code(code) else code.lower()
         if code == "BLANK":
             continue
-        cv2.imwrite(str(out / f"{name}.png"), face)
+        write_image(out / f"{name}.png", face)
     return out
 
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
-
 from controller.service.config import set_camera_window
 from vision.calibrate import annotate, find_window
 from vision.errors import ImageReadError
-from vision.imageio import read_image
+from vision.imageio import read_image, write_image
 
 
 def register(subparsers) -> None:
@@ -39,7 +37,7 @@ def run(args) -> int:
     out = Path(args.out) if args.out else (
         Path(args.config).parent / f"{Path(args.image).stem}.calibration.png")
     set_camera_window(args.config, calibration.window)
-    if not cv2.imwrite(str(out), annotate(frame, calibration)):
+    if not write_image(out, annotate(frame, calibration)):
         raise ImageReadError(f"{out}: cannot write the annotated image")
     x, y, w, h = calibration.window
     print(f"[camera] window = [{x}, {y}, {w}, {h}] -> {args.config}")

@@ -90,10 +90,10 @@ class Recorder:
         return round(when - self.start, 6)
 
     def frame(self, frame) -> None:
-        import cv2
+        from vision.imageio import write_image  # noqa: PLC0415 - OpenCV only when recording
 
         name = f"frames/{frame.index:06d}.png"
-        cv2.imwrite(str(self.out / name), frame.image)
+        write_image(self.out / name, frame.image)
         self.write({"kind": "frame", "t": self.at(frame.at), "index": frame.index, "file": name})
         self.frames += 1
 

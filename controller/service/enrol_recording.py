@@ -17,8 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
-
 from contract import JOKER
 from controller.errors import InputError
 from controller.game import observations as obs
@@ -26,7 +24,7 @@ from controller.game.cards import RANKS
 from controller.game.script import parse_script
 from controller.service.recording import Recording
 from vision.geometry import crop_window, to_window
-from vision.imageio import read_image
+from vision.imageio import read_image, write_image
 from vision.passages import looks_like_card, nominal_view, passages
 
 _ASCENDING, _DESCENDING = " ".join(RANKS), " ".join(reversed(RANKS))
@@ -107,15 +105,15 @@ def write_recorded_samples(recording: Recording, items: list[Item], out: Path,
                 # A back, cut card or joker may be too dark to show its edge against the
                 # surround; its look does not depend on where it sits: the passage's middle.
                 sample = windows[passage[len(passage) // 2]]
-                cv2.imwrite(str(out / f"{item.name}.png"), sample)
+                write_image(out / f"{item.name}.png", sample)
                 continue
             raise InputError(f"{recording.directory}: the passage of frames "
                              f"{passage.start}-{passage.stop - 1} ({item.token}, line "
                              f"{item.line} of the order): {error}") from None
-        cv2.imwrite(str(out / f"{item.name}.png"), sample)
+        write_image(out / f"{item.name}.png", sample)
     empties = _empty_frames(windows, found)
     for n, index in enumerate(empties, start=1):
-        cv2.imwrite(str(out / f"empty-{n}.png"), windows[index])
+        write_image(out / f"empty-{n}.png", windows[index])
     notes = [f"{len(found)} passages found in {len(windows)} frames (told by {told})"]
     if not empties:
         notes.append("no frame without a card between the passages: the empty window is "

@@ -82,11 +82,11 @@ def write_synthetic_recording(deck, tokens: list[str], out: str | Path, *, seed:
     (card codes, `^code` face up, CUT, JOKER): frames rendered by `vision.synth` and pasted
     into a camera frame with the reading window at `window` (x, y), and the card sensor's
     edges as the link would have decoded them. For rigs and tests without a camera."""
-    import cv2  # noqa: PLC0415 - only rigs and tests render
     import numpy as np  # noqa: PLC0415
 
     from vision import synth  # noqa: PLC0415
     from vision.geometry import WINDOW_H, WINDOW_W  # noqa: PLC0415
+    from vision.imageio import write_image  # noqa: PLC0415
 
     folder = Path(out)
     (folder / "frames").mkdir(parents=True, exist_ok=True)
@@ -108,7 +108,7 @@ def write_synthetic_recording(deck, tokens: list[str], out: str | Path, *, seed:
         image = base.copy()
         image[y : y + WINDOW_H, x : x + WINDOW_W] = window_image
         name = f"frames/{index:06d}.png"
-        cv2.imwrite(str(folder / name), image)
+        write_image(folder / name, image)
         lines.append({"kind": "frame", "t": t, "index": index, "file": name})
     (folder / EVENTS).write_text("".join(json.dumps(line) + "\n" for line in lines),
                                  encoding="utf-8")
