@@ -24,3 +24,7 @@ class ConfigError(SabotError, ValueError):
 
 class JournalError(SabotError, RuntimeError):
     """The journal cannot be opened, or is not what it claims to be."""
+
+
+class JournalPathError(JournalError, InputError):
+    """The journal path given cannot be a journal at all (empty): the user's to fix."""

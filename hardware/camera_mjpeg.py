@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import base64
 import http.client
 import re
+import urllib.parse
 import urllib.request
 
 import numpy as np
@@ -19,20 +21,35 @@ MAX_PART = 8 * 1024 * 1024  # no card-window JPEG is near this; a runaway part i
 class MjpegSource(FrameSource):
     def __init__(self, url: str, **kw):
         super().__init__(**kw)
-        if not url.startswith(("http://", "https://")):
-            raise HardwareConfigError(f"camera url {url!r} must start with http:// or https://")
-        self.url = url
+        parts = urllib.parse.urlsplit(url)
+        # What is shown (logs, faults journaled for ever) never holds the password.
+        host = parts.hostname or ""
+        netloc = host + (f":{parts.port}" if parts.port else "")
+        self.shown = urllib.parse.urlunsplit(parts._replace(
+            netloc=(f"{parts.username}:***@" if parts.password else
+                    f"{parts.username}@" if parts.username else "") + netloc))
+        if parts.scheme not in ("http", "https"):
+            raise HardwareConfigError(f"camera url {self.shown!r} must start with http:// or "
+                                      "https://")
+        self.url = urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+        self._headers = {}
+        if parts.username is not None:  # credentials in the URL: sent as HTTP basic auth
+            token = f"{urllib.parse.unquote(parts.username)}:" \
+                    f"{urllib.parse.unquote(parts.password or '')}"
+            self._headers["Authorization"] = "Basic " + base64.b64encode(token.encode()).decode()
         self._response: http.client.HTTPResponse | None = None
         self._boundary = b""
 
     def open(self) -> None:
         # The socket timeout bounds each blocking read; read() reports staleness meanwhile.
-        response = urllib.request.urlopen(self.url, timeout=max(self.stale_after, 0.1))
+        request = urllib.request.Request(self.url, headers=self._headers)
+        response = urllib.request.urlopen(request, timeout=max(self.stale_after, 0.1))
         content_type = response.headers.get("Content-Type", "")
         match = re.search(r'boundary="?([^";]+)"?', content_type)
         if "multipart" not in content_type or not match:
             response.close()
-            raise CameraError(f"{self.url} is not an MJPEG stream (Content-Type {content_type!r})")
+            raise CameraError(f"{self.shown} is not an MJPEG stream "
+                              f"(Content-Type {content_type!r})")
         boundary = match.group(1)
         self._boundary = b"--" + (boundary[2:] if boundary.startswith("--") else boundary).encode()
         self._response = response
@@ -43,7 +60,7 @@ class MjpegSource(FrameSource):
         data = self._next_part()
         image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
         if image is None:
-            raise CameraError(f"{self.url}: a part of {len(data)} bytes is not a JPEG")
+            raise CameraError(f"{self.shown}: a part of {len(data)} bytes is not a JPEG")
         return image
 
     def _next_part(self) -> bytes:
@@ -51,7 +68,7 @@ class MjpegSource(FrameSource):
         line = self._readline()
         while line.strip() != self._boundary:  # skip preamble / the CRLF after a part
             if line.strip() == self._boundary + b"--":
-                raise CameraError(f"{self.url}: the stream ended")
+                raise CameraError(f"{self.shown}: the stream ended")
             line = self._readline()
         length = None
         while (line := self._readline().strip()) != b"":
@@ -60,10 +77,10 @@ class MjpegSource(FrameSource):
                 length = int(value.strip())
         if length is not None:
             if length > MAX_PART:
-                raise CameraError(f"{self.url}: part of {length} bytes is too large")
+                raise CameraError(f"{self.shown}: part of {length} bytes is too large")
             data = stream.read(length)
             if len(data) != length:
-                raise CameraError(f"{self.url}: the stream ended inside a part")
+                raise CameraError(f"{self.shown}: the stream ended inside a part")
             return data
         # No Content-Length: read up to the next boundary line.
         data = bytearray()
@@ -74,7 +91,7 @@ class MjpegSource(FrameSource):
                 return bytes(data).removesuffix(b"\r\n")
             data += line
             if len(data) > MAX_PART:
-                raise CameraError(f"{self.url}: part without boundary is too large")
+                raise CameraError(f"{self.shown}: part without boundary is too large")
 
     _pushback = b""
 
@@ -84,7 +101,7 @@ class MjpegSource(FrameSource):
             return line
         line = self._response.readline(MAX_PART)
         if not line:
-            raise CameraError(f"{self.url}: the server closed the stream")
+            raise CameraError(f"{self.shown}: the server closed the stream")
         return line
 
     def release(self) -> None:
@@ -93,4 +110,4 @@ class MjpegSource(FrameSource):
             self._response = None
 
     def __str__(self) -> str:
-        return f"http {self.url}"
+        return f"http {self.shown}"

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from controller.errors import JournalError
+from controller.errors import JournalError, JournalPathError
 
 GENESIS = "0" * 64
 _SCHEMA = """
@@ -65,6 +65,10 @@ def record_hash(seq: int, ts_us: int, kind: str, cause: int | None, body_text: s
 class Journal:
     def __init__(self, path: str, clock: Callable[[], float] = time.time,
                  create: bool = True):
+        if not str(path).strip():
+            # SQLite would open a temporary database, deleted at exit: nothing would be kept.
+            raise JournalPathError("the journal path is empty: give a file (an empty path "
+                                   "would keep nothing)")
         if not create and not os.path.exists(path):
             raise JournalError(f"{path}: no such journal")
         self.path = path
@@ -78,6 +82,7 @@ class Journal:
                                            isolation_level=None, check_same_thread=False)
             else:
                 self._lock_file = _exclusive_lock(path)
+                _create_private(path)
                 self._db = sqlite3.connect(path, isolation_level=None,
                                            check_same_thread=False)
                 tables = {name for (name,) in self._db.execute(
@@ -183,10 +188,26 @@ class Journal:
         return _Tx()
 
 
+PRIVATE = 0o600  # the journal holds the live card order: nobody else on the Pi may read it
+
+
+def _create_private(path: str) -> None:
+    """Create the journal file owner-only before SQLite opens it: SQLite gives its -wal and
+    -shm files the permissions of the database file."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE))
+    except FileExistsError:
+        pass
+    except OSError as error:
+        raise JournalError(f"{path}: cannot create the journal ({error.strerror})") from None
+
+
 def _exclusive_lock(path: str):
     """One writer per journal: a second process (a `deal --journal` on the live table's
     file) would fork the chain. The lock is an flock on PATH.lock, gone with the process."""
-    lock = open(f"{path}.lock", "a")  # noqa: SIM115 - held open for the journal's lifetime
+    # Held open for the journal's lifetime; owner-only like the journal itself.
+    lock = os.fdopen(os.open(f"{path}.lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE),
+                     "a")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -208,3 +208,28 @@ def test_recover_refuses_a_journal_that_does_not_replay(tmp_path):
         journal.append("observation", obs.to_dict(obs.Card("2C")))
     with Journal(str(path)) as journal, pytest.raises(JournalError, match="record 2 does not"):
         TableService(journal, SETTINGS).recover()
+
+
+def test_an_empty_journal_path_is_refused_since_sqlite_would_keep_nothing(tmp_path, capsys):
+    """`--journal ''` used to open SQLite's temporary database, deleted at exit (issue 12)."""
+    from controller.cli import main  # noqa: PLC0415
+    from controller.errors import JournalPathError  # noqa: PLC0415
+
+    for path in ("", "  "):
+        with pytest.raises(JournalPathError, match="journal path is empty"):
+            Journal(path)
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text("AS 2C 2H 3D 4H 5D\n")
+    assert main(["deal", str(shoe), "--journal", ""]) == 2
+    assert "journal path is empty" in capsys.readouterr().err
+
+
+def test_the_journal_and_its_companions_are_owner_only(tmp_path):
+    """The journal holds the live card order: no other local user may read it (issue 12)."""
+    path = tmp_path / "j.sqlite"
+    with Journal(str(path)) as journal:
+        journal.append("meta", {"decks": 8})
+        files = [f for f in tmp_path.iterdir() if f.name.startswith("j.sqlite")]
+        assert {f.name for f in files} >= {"j.sqlite", "j.sqlite.lock", "j.sqlite-wal"}
+        for file in files:
+            assert file.stat().st_mode & 0o077 == 0, f"{file.name} is readable by others"

@@ -28,6 +28,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     frames = [jpeg(v) for v in VALUES]
 
     def do_GET(self):  # noqa: N802 - http.server's name
+        self.server.authorizations.append(self.headers.get("Authorization"))
         if self.path == "/stall":
             self.server.stall_visits += 1
             if self.server.stall_visits > 1:
@@ -56,14 +57,24 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class Served(str):
+    """The server's URL, and the Authorization header of every request it had."""
+
+    def __new__(cls, url: str, authorizations: list):
+        served = super().__new__(cls, url)
+        served.authorizations = authorizations
+        return served
+
+
 @pytest.fixture
 def server():
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     httpd.release = threading.Event()
     httpd.stall_visits = 0
+    httpd.authorizations = []
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    yield Served(f"http://127.0.0.1:{httpd.server_address[1]}", httpd.authorizations)
     httpd.release.set()
     httpd.shutdown()
     httpd.server_close()
@@ -88,3 +99,21 @@ def test_a_stream_that_ends_is_reconnected(server):
     with open_camera("http", url=url, reconnect_after=0.01, queue_size=16) as cam:
         values = [nearest(cam.read().image[10, 10, 0]) for _ in range(6)]
     assert values == [30, 90, 150, 210, 30, 90]  # then from the start again
+
+
+def test_credentials_in_the_url_are_sent_as_basic_auth_and_never_shown(server, caplog):
+    """A password in the camera URL used to be logged and journaled in faults (issue 12)."""
+    from hardware.camera_mjpeg import MjpegSource  # noqa: PLC0415
+
+    url = server.replace("http://", "http://rig:s%3Acret@") + "/end"
+    source = MjpegSource(url)
+    assert "s%3Acret" not in source.shown and "s:cret" not in source.shown
+    assert source.shown.startswith("http://rig:***@127.0.0.1:")
+    assert "cret" not in str(source)
+    with open_camera("http", url=url, queue_size=16) as cam:
+        assert cam.read() is not None
+        assert "cret" not in str(cam)
+    import base64  # noqa: PLC0415
+
+    assert "Basic " + base64.b64encode(b"rig:s:cret").decode() in server.authorizations
+    assert "cret" not in caplog.text
