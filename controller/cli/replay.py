@@ -3,9 +3,12 @@ printing events as the service journals them, like `tail -f`."""
 
 from __future__ import annotations
 
+import sys
+
 from controller.cli._output import EventPrinter
 from controller.journal.follow import follow
 from controller.journal.replay import settings_of_meta
+from controller.journal.verify import verify
 
 
 def register(subparsers) -> None:
@@ -20,6 +23,11 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    if not args.follow:  # a journal still being written is verified when it is done
+        verdict = verify(args.journal)
+        if not verdict.ok:
+            print(f"warning: {args.journal} fails verification ({verdict.message}): what "
+                  "follows is what it holds, which may not be what happened", file=sys.stderr)
     printer = EventPrinter(args.json, flush=args.follow)
     records = follow(args.journal, poll=0.2, forever=args.follow)
     try:

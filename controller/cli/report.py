@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+
 from controller.errors import InputError
 from controller.journal.store import Journal
+from controller.journal.verify import verify
 from controller.views.report import render_report
 
 
@@ -20,7 +23,14 @@ def register(subparsers) -> None:
 def run(args) -> int:
     with Journal(args.journal, create=False) as journal:
         records = list(journal.records())
-    page = render_report(args.journal, records)
+    verdict = verify(args.journal)
+    if verdict.ok:
+        said = f"verified: {verdict.message}"
+    else:
+        said = f"FAILS VERIFICATION: {verdict.message}"
+        print(f"warning: {args.journal} fails verification ({verdict.message}): the report "
+              "shows what it holds, which may not be what happened", file=sys.stderr)
+    page = render_report(args.journal, records, said)
     try:
         with open(args.html, "w", encoding="utf-8") as handle:
             handle.write(page)

@@ -18,25 +18,33 @@ class Verdict:
     message: str
 
 
+def chain_problem(rows: list[tuple]) -> tuple[int, str] | None:
+    """(records intact before it, what is wrong) at the first break of the hash chain in
+    `rows` (`Journal.raw_rows`), or None when the chain is whole."""
+    previous = GENESIS
+    for count, (seq, ts_us, kind, cause, body, prev_hash, digest) in enumerate(rows):
+        expected_seq = count + 1
+        if seq != expected_seq:
+            return count, (f"record {expected_seq} is missing (next is {seq}): records were "
+                           "deleted")
+        if prev_hash != previous:
+            return count, f"record {seq}: does not follow record {seq - 1} (previous hash differs)"
+        if record_hash(seq, ts_us, kind, cause, body, prev_hash) != digest:
+            return count, f"record {seq} ({kind}): content does not match its hash: it was altered"
+        previous = digest
+    return None
+
+
 def verify(path: str) -> Verdict:
     with Journal(path, create=False) as journal:
-        count, previous = 0, GENESIS
         try:
             rows = list(journal.raw_rows())
         except sqlite3.DatabaseError as error:
             return Verdict(False, 0, f"{path}: cannot be read ({error})")
-        for expected_seq, (seq, ts_us, kind, cause, body, prev_hash, digest) in enumerate(
-                rows, start=1):
-            if seq != expected_seq:
-                return Verdict(False, count, f"record {expected_seq} is missing "
-                               f"(next is {seq}): records were deleted")
-            if prev_hash != previous:
-                return Verdict(False, count, f"record {seq}: does not follow record {seq - 1} "
-                               "(previous hash differs)")
-            if record_hash(seq, ts_us, kind, cause, body, prev_hash) != digest:
-                return Verdict(False, count, f"record {seq} ({kind}): content does not match "
-                               "its hash: it was altered")
-            previous, count = digest, count + 1
+        broken = chain_problem(rows)
+        if broken is not None:
+            return Verdict(False, *broken)
+        count = len(rows)
         if count == 0:
             return Verdict(False, 0, f"{path}: the journal is empty")
         problem = _structure_problem(rows)

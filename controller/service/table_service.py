@@ -17,6 +17,7 @@ from controller.game import observations as obs
 from controller.game.table import Table
 from controller.journal.replay import TABLE_SETTINGS, replay, table_id, table_settings
 from controller.journal.store import Journal
+from controller.journal.verify import chain_problem
 
 Sink = Callable[[list[dict]], None]
 
@@ -59,6 +60,11 @@ class TableService:
                 raise JournalError(
                     f"{self.journal.path}: the journal was written with {key}="
                     f"{stored[key]!r}, not {self.settings[key]!r}")
+        broken = chain_problem(list(self.journal.raw_rows()))
+        if broken is not None:  # appending would hide the break under a new, valid link
+            raise JournalError(
+                f"{self.journal.path}: its hash chain is broken ({broken[1]}); nothing was "
+                "added to it. Keep it for inspection (`sabot verify`) and start a new journal")
         replayed = replay(self.journal)
         mismatch = replayed.first_mismatch()
         if mismatch is not None:  # rules changed under the journal, or it was altered

@@ -98,7 +98,17 @@ def _leading(results: list[str]) -> str:
     return f"<span>{ties} ties before the first win</span>" if ties else ""
 
 
-def render_report(source: str, records: list[Record]) -> str:
+def _verdict(verdict: str) -> str:
+    if not verdict:
+        return ""
+    ok = verdict.startswith("verified")
+    colour = "#2e7d32" if ok else "#c62828"
+    return f"<p style='color:{colour};font-weight:bold'>{html.escape(verdict)}</p>"
+
+
+def render_report(source: str, records: list[Record], verdict: str = "") -> str:
+    """`verdict`: what `sabot verify` says of the journal, shown at the top (in red when the
+    journal fails it: what follows may not be what happened)."""
     shoes: list[list[dict]] = [[]]
     for record in records:
         if record.kind != "event":
@@ -113,4 +123,5 @@ def render_report(source: str, records: list[Record]) -> str:
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>Sabot shoe report"
             f"</title><style>{_STYLE}</style></head><body><h1>Sabot shoe report</h1>"
             f"<p>{html.escape(source)}: {len(records)} journal records, {span}</p>"
+            f"{_verdict(verdict)}"
             f"{body}</body></html>")

@@ -233,3 +233,33 @@ def test_the_journal_and_its_companions_are_owner_only(tmp_path):
         assert {f.name for f in files} >= {"j.sqlite", "j.sqlite.lock", "j.sqlite-wal"}
         for file in files:
             assert file.stat().st_mode & 0o077 == 0, f"{file.name} is readable by others"
+
+
+def test_recovery_refuses_a_broken_chain_and_adds_nothing_to_it(tmp_path):
+    """Appending would put a valid new link after the break (issue 12)."""
+    path = tmp_path / "j.db"
+    deal_into(path)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE records SET body = replace(body, '3D', '6D') WHERE seq = 7")
+        before = db.execute("SELECT count(*) FROM records").fetchone()[0]
+    with Journal(str(path)) as journal, pytest.raises(JournalError, match="hash chain is broken"
+                                                      r".*record 7.*nothing was added"):
+        TableService(journal, SETTINGS).recover()
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT count(*) FROM records").fetchone()[0] == before
+
+
+def test_report_and_replay_say_when_the_journal_fails_verification(tmp_path, capsys):
+    path = tmp_path / "j.db"
+    deal_into(path)
+    page = tmp_path / "report.html"
+    assert main(["report", str(path), "--html", str(page)]) == 0
+    assert "verified: " in page.read_text() and "warning" not in capsys.readouterr().err
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE records SET body = replace(body, '3D', '6D') WHERE seq = 7")
+    assert main(["report", str(path), "--html", str(page)]) == 0
+    assert "fails verification (record 7" in capsys.readouterr().err
+    assert "FAILS VERIFICATION: record 7" in page.read_text()
+    assert main(["replay", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "fails verification (record 7" in captured.err and "round" in captured.out
