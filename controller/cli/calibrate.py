@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from controller.cli._numbers import number
 from controller.service.config import set_camera_window
 from vision.calibrate import annotate, find_window
 from vision.errors import ImageReadError
@@ -26,7 +27,7 @@ def register(subparsers) -> None:
     parser.add_argument("--out", metavar="PNG",
                         help="annotated image to write (default: IMAGE's name + "
                         ".calibration.png, beside the config)")
-    parser.add_argument("--card-width", type=float, metavar="PX",
+    parser.add_argument("--card-width", type=number(float, 16, 100_000, "pixels"), metavar="PX",
                         help="card width in pixels, when the card is not wholly in view")
     parser.set_defaults(func=run)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from controller.cli._numbers import number
 from controller.cli._output import EventPrinter, finish
 from controller.game.script import parse_script, read_input, uses_no_more_bets
 from controller.game.table import Table
@@ -23,7 +24,8 @@ def register(subparsers) -> None:
         "halted on a fault.",
     )
     parser.add_argument("file", nargs="?", default="-", help="card order file, or - for stdin")
-    parser.add_argument("--decks", type=int, default=8, help="decks in the shoe (default 8)")
+    parser.add_argument("--decks", type=number(int, 1, 12), default=8,
+                        help="decks in the shoe, 1-12 (default 8)")
     parser.add_argument("--style", choices=("A", "B"), default="A",
                         help="dealing style (rules 9.9, 9.10, 11.1); default A")
     parser.add_argument("--json", action="store_true", help="one JSON event per line")

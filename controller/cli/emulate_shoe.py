@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterable
 from typing import TextIO
 
+from controller.cli._numbers import number
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.errors import MessageError
 from firmware_bridge.faults import Faults
@@ -55,13 +56,15 @@ def register(subparsers) -> None:
         metavar="PATH",
         help="also make PATH a symlink to the pty (stable across replug), e.g. /tmp/sabot-shoe",
     )
-    parser.add_argument("--interval", type=float, metavar="S", help="deal a card every S seconds")
+    parser.add_argument("--interval", type=number(float, 0.001, 3600, "seconds"), metavar="S",
+                        help="deal a card every S seconds")
     parser.add_argument(
-        "--cards", type=int, metavar="N", help="with --interval: stop dealing after N cards"
+        "--cards", type=number(int, 1), metavar="N",
+        help="with --interval: stop dealing after N cards"
     )
     parser.add_argument(
         "--damage",
-        type=float,
+        type=number(float, 0, 1),
         default=0.0,
         metavar="RATE",
         help="share of frames to damage in both directions (default 0)",
@@ -75,15 +78,13 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--firmware", default="sabot-emu 1.0", help="version text in HELLO")
     parser.add_argument(
-        "--queue", type=int, default=64, metavar="N", help="MCU queue size in messages (default 64)"
+        "--queue", type=number(int, 1, 100_000), default=64, metavar="N",
+        help="MCU queue size in messages (default 64)"
     )
     parser.set_defaults(func=run)  # fmt: skip
 
 
 def run(args) -> int:
-    if args.damage < 0 or args.damage > 1:
-        print(f"sabot emulate-shoe: --damage must be 0..1, not {args.damage}", file=sys.stderr)
-        return 2
     faults = Faults.damaged(args.damage)
     emulator = ShoeEmulator(
         timing=LinkTiming(), firmware=args.firmware, queue_limit=args.queue, seed=args.seed

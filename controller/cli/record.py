@@ -10,6 +10,7 @@ import threading
 import time
 from pathlib import Path
 
+from controller.cli._numbers import number
 from firmware_bridge.link import Link
 from firmware_bridge.transport import SerialTransport
 from hardware.camera import KINDS, open_camera
@@ -53,8 +54,8 @@ def register(subparsers) -> None:
     )
     parser.add_argument("--port", help="serial port of the shoe MCU, e.g. /dev/sabot-shoe")
     parser.add_argument("--baudrate", type=int, default=115200)
-    parser.add_argument("--seconds", type=float, help="stop after this long")
-    parser.add_argument("--frames", type=int, help="stop after this many frames")
+    parser.add_argument("--seconds", type=number(float, 0.001), help="stop after this long")
+    parser.add_argument("--frames", type=number(int, 1), help="stop after this many frames")
     parser.set_defaults(func=run)  # fmt: skip
 
 

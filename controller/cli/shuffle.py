@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from controller.cli._numbers import number
 from controller.game.script import format_script
 from controller.game.shoe import MIN_CUT_FROM_BACK, dealt_until_shoe_end, shuffled_shoe
 
@@ -16,9 +17,10 @@ def register(subparsers) -> None:
         "a dealer draws from it, in order, up to the end of the shoe (9.7/9.8); --full prints "
         "the whole stack instead.",
     )
-    parser.add_argument("--decks", type=int, default=8, help="decks in the shoe (default 8)")
+    parser.add_argument("--decks", type=number(int, 1, 12), default=8,
+                        help="decks in the shoe, 1-12 (default 8)")
     parser.add_argument("--seed", type=int, default=None, help="seed, for a repeatable shoe")
-    parser.add_argument("--cut", type=int, default=None, metavar="N",
+    parser.add_argument("--cut", type=number(int, MIN_CUT_FROM_BACK), default=None, metavar="N",
                         help=f"cutting card N cards from the back (rule 7.3: at least "
                         f"{MIN_CUT_FROM_BACK}; default random 20-52)")
     parser.add_argument("--full", action="store_true",
@@ -27,9 +29,6 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    if args.decks < 1:
-        print(f"sabot shuffle: --decks must be at least 1, not {args.decks}", file=sys.stderr)
-        return 2
     shoe = shuffled_shoe(args.decks, seed=args.seed, cut_from_back=args.cut)
     if not args.full:
         shoe = dealt_until_shoe_end(shoe, args.decks)

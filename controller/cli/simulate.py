@@ -14,6 +14,8 @@ import sys
 import tempfile
 import time
 
+from controller.cli._numbers import number
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -21,11 +23,13 @@ def register(subparsers) -> None:
         description=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--shoe", metavar="FILE", help="card order to deal (sabot deal's "
                         "input language); default: a freshly shuffled shoe")
-    parser.add_argument("--decks", type=int, default=8, help="decks in the shoe (default 8)")
+    parser.add_argument("--decks", type=number(int, 1, 12), default=8,
+                        help="decks in the shoe, 1-12 (default 8)")
     parser.add_argument("--style", choices=("A", "B"), default="A", help="dealing style")
     parser.add_argument("--seed", type=int, default=None, help="seed for the shuffle and the "
                         "camera noise")
-    parser.add_argument("--speed", type=float, default=None, metavar="CARDS_PER_S",
+    parser.add_argument("--speed", type=number(float, 0, 10_000, "cards per second"),
+                        default=None, metavar="CARDS_PER_S",
                         help="dealing pace in cards per second; 0 = as fast as possible "
                         "(default: 3 in a terminal, 0 with --json)")
     parser.add_argument("--deck", default="synthetic", help="card design: 'synthetic' (built "

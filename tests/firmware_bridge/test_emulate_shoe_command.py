@@ -2,6 +2,8 @@ import argparse
 import io
 import threading
 
+import pytest
+
 from controller.cli import emulate_shoe
 from firmware_bridge.messages import ButtonPressed, CardGone, CardPresent, LidChanged, LinkUp
 
@@ -21,8 +23,12 @@ def test_options_parse_and_help_lists_the_stdin_commands():
 
 
 def test_bad_damage_rate_is_refused_with_status_2(capsys):
-    assert emulate_shoe.run(parse("--damage", "1.5")) == 2
-    assert "--damage" in capsys.readouterr().err
+    from controller.cli import main  # noqa: PLC0415
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["emulate-shoe", "--damage", "1.5"])
+    assert stopped.value.code == 2
+    assert "argument --damage: 1.5: give 0 to 1" in capsys.readouterr().err
 
 
 def test_stdin_commands_drive_the_emulated_shoe_seen_by_the_host(rig):

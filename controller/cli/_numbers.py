@@ -1,0 +1,34 @@
+"""Numbers on the command line: finite, in range, refused by argparse with the reason.
+
+`type=number(int, 1, 12)` refuses "13", "nan", "1e400" and "-1" with the option's name
+(argparse prints `argument --decks: ...` and exits 2), where a bare `type=float` would let a
+NaN or a negative pace through to fail later, or never.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+
+def number(kind: type, low: float | None = None, high: float | None = None,
+           unit: str = "") -> Callable[[str], int | float]:
+    """An argparse type: `kind` (int or float) between `low` and `high` inclusive."""
+    span = (f"{low} to {high}" if low is not None and high is not None
+            else f"at least {low}" if low is not None else f"at most {high}")
+    unit = f" {unit}" if unit else ""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            what = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not math.isfinite(value) or (low is not None and value < low) or (
+                high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{text}: give {span}{unit}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in some messages
+    return parse
