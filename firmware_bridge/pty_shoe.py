@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from firmware_bridge.emulator import ShoeEmulator
+from firmware_bridge.errors import PortError
 from firmware_bridge.faults import Faults, FaultyLine
 
 OUT_BUFFER_LIMIT = 256 * 1024  # a host that stops reading loses bytes, like a real UART
@@ -62,6 +63,11 @@ class PtyShoe:
     # ---- lifecycle -----------------------------------------------------------------------
 
     def start(self) -> str:
+        if (self.link_path is not None and self.link_path.exists()
+                and not self.link_path.is_symlink()):
+            # Only a symlink is ours to replace: a file there is somebody's, and stays.
+            raise PortError(f"{self.link_path} exists and is not a symlink: give --link a "
+                            "path that is free (or an old symlink of ours)")
         self._open()
         self._thread = threading.Thread(target=self._run, name="pty-shoe", daemon=True)
         self._thread.start()

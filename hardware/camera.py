@@ -65,6 +65,9 @@ class FrameSource:
         self.reconnect_after = reconnect_after
         self.status = "starting"  # starting, ok, stale, reconnecting, ended, failed, closed
         self.last_error = ""
+        self._warned_error: str | None = None  # the reconnect warning last logged, and when
+        self._warned_at = float("-inf")
+        self._failures = 0
         # Live: the newest frames only (a reader that fell behind skips to now).
         self._queue: queue.Queue = queue.Queue(maxsize=queue_size or (2 if self.live else 8))
         self._stop = threading.Event()
@@ -156,11 +159,24 @@ class FrameSource:
                 if not self.live:
                     self._put(error)
                     return
-                log.warning("%s: %s; reconnecting", self, self.last_error)
+                self._warn_reconnecting()
                 self.status = "reconnecting"
                 with contextlib.suppress(Exception):
                     self.release()
                 self._stop.wait(self.reconnect_after)
+
+    REPEAT_WARNING_S = 60.0  # the same error again: logged once a minute, with its count
+
+    def _warn_reconnecting(self) -> None:
+        """One line per new error, then one a minute while it lasts: a camera that is
+        missing for an hour writes 60 lines, not 7,200."""
+        now = self.clock()
+        same = self.last_error == self._warned_error
+        self._failures = self._failures + 1 if same else 1
+        if not same or now - self._warned_at >= self.REPEAT_WARNING_S:
+            times = f" ({self._failures} times so far)" if self._failures > 1 else ""
+            log.warning("%s: %s; reconnecting%s", self, self.last_error, times)
+            self._warned_error, self._warned_at = self.last_error, now
 
     def _put(self, item) -> None:
         if self.live and isinstance(item, Frame):

@@ -30,6 +30,9 @@ the frames with `open_camera("file", path=DIR/frames)`: the same bytes give the 
 """
 
 
+FIRST_FRAME_S = 5.0  # a camera that has given no frame after this long is not there
+
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "record",
@@ -124,6 +127,7 @@ def run(args) -> int:
         print(f"sabot record: {error}", file=sys.stderr)
         return 2
     start = time.monotonic()
+    status = 0
     recorder = Recorder(out, start)
     link = Link()
     recorder.write({"kind": "start", "host_boot_id": link.session.boot_id, "port": args.port,
@@ -144,6 +148,13 @@ def run(args) -> int:
             except CameraStalledError as error:
                 recorder.write({"kind": "stall", "t": recorder.at(time.monotonic()),
                                 "error": str(error)})  # fmt: skip
+                if recorder.frames == 0 and time.monotonic() - start > FIRST_FRAME_S \
+                        and camera.last_error:
+                    # Never a frame: a wrong device or URL, not a camera that hiccuped.
+                    print(f"sabot record: the camera gave no frame in {FIRST_FRAME_S:.0f} s "
+                          f"({camera.last_error}); check --camera-opt", file=sys.stderr)
+                    status = 3
+                    break
                 continue
             if frame is None:  # a recorded source ended; the serial link may go on
                 camera.close()
@@ -161,7 +172,7 @@ def run(args) -> int:
             transport.stop()
         recorder.close()
     print(f"recorded {recorder.frames} frames to {out}", file=sys.stderr)
-    return 0
+    return status
 
 
 def done(args, recorder: Recorder, start: float) -> bool:

@@ -66,3 +66,14 @@ def test_status_and_watch_report_lamps_sent_by_the_host(rig):
     emulate_shoe.obey(shoe, ["status"], out)
     assert "lamps: fault shuffle" in out.getvalue().splitlines()
     assert "link=up" in out.getvalue() and "lamps=fault shuffle" in out.getvalue()
+
+
+def test_link_never_replaces_a_file_that_is_not_a_symlink(tmp_path, capsys):
+    """`--link FILE` used to delete an existing file to put its symlink there (issue 12)."""
+    from controller.cli import main  # noqa: PLC0415
+
+    precious = tmp_path / "notes.txt"
+    precious.write_text("keep me")
+    assert main(["emulate-shoe", "--link", str(precious)]) == 3
+    assert "exists and is not a symlink" in capsys.readouterr().err
+    assert precious.read_text() == "keep me"

@@ -57,3 +57,34 @@ def test_record_refuses_a_non_empty_directory_and_bad_options(tmp_path, capsys):
     assert record.run(parse("--out", str(tmp_path / "n2"), "--camera", "file",
                             "--camera-opt", "oops")) == 2  # fmt: skip
     assert "KEY=VALUE" in capsys.readouterr().err
+
+
+def test_record_fails_on_a_camera_that_never_gives_a_frame(tmp_path, capsys, monkeypatch):
+    """A missing camera used to be retried for ever (issue 12)."""
+    monkeypatch.setattr(record, "FIRST_FRAME_S", 0.3)
+    status = record.run(parse("--out", str(tmp_path / "rec"), "--camera", "v4l2",
+                              "--camera-opt", "device=/dev/sabot-no-such-camera",
+                              "--camera-opt", "stale_after=0.1", "--seconds", "20"))
+    assert status == 3
+    assert "gave no frame" in capsys.readouterr().err
+
+
+def test_a_missing_cameras_reconnect_warnings_are_rate_limited(caplog):
+    import logging  # noqa: PLC0415
+
+    from hardware.camera import FrameSource  # noqa: PLC0415
+
+    class Missing(FrameSource):
+        def open(self):
+            raise OSError("no such device")
+
+    clock = [0.0]
+    source = Missing(clock=lambda: clock[0])
+    with caplog.at_level(logging.WARNING):
+        for second in range(300):  # five minutes of failing every second
+            clock[0] = float(second)
+            source.last_error = "OSError: no such device"
+            source._warn_reconnecting()
+    lines = [r for r in caplog.records if "reconnecting" in r.getMessage()]
+    assert len(lines) == 5
+    assert "(61 times so far)" in lines[1].getMessage()
