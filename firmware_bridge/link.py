@@ -64,17 +64,18 @@ class Link:
         self.session = Session(Role.HOST, version, boot_id or new_boot_id(), timing or LinkTiming())
         self._resume = resume
         self.last_card: int | None = None
+        self.lamps: frozenset[str] | None = None  # the last LAMPS asked for
         self._garbage_seen = 0
 
     # ---- driving the state machine ----------------------------------------------------
 
     def feed(self, data: bytes, now: float) -> list[LinkEvent]:
-        events = self._translate(self.session.feed(data, now))
+        events = self._translate(self.session.feed(data, now), now)
         self._log_damage()
         return events
 
     def tick(self, now: float) -> list[LinkEvent]:
-        return self._translate(self.session.tick(now))
+        return self._translate(self.session.tick(now), now)
 
     def take_output(self) -> bytes:
         """Bytes to write to the port (possibly several frames, possibly nothing)."""
@@ -95,6 +96,7 @@ class Link:
 
     def send_lamps(self, lit: set[str] | frozenset[str], now: float) -> None:
         self.session.send(MsgType.LAMPS, pack_lamps(frozenset(lit)), now)
+        self.lamps = frozenset(lit)
 
     def send_error(self, code: int, text: str, now: float) -> None:
         self.session.send(MsgType.ERROR, pack_error(code, text), now)
@@ -111,7 +113,7 @@ class Link:
 
     # ---- translation ------------------------------------------------------------------
 
-    def _translate(self, events: list[SessionEvent]) -> list[LinkEvent]:
+    def _translate(self, events: list[SessionEvent], now: float) -> list[LinkEvent]:
         out: list[LinkEvent] = []
         for event in events:
             if isinstance(event, Delivered):
@@ -120,7 +122,7 @@ class Link:
                 except (MessageError, ValueError) as error:
                     log.warning("ignored a malformed message from the MCU: %s", error)
             elif isinstance(event, PeerHello):
-                out.extend(self._peer_hello(event))
+                out.extend(self._peer_hello(event, now))
             elif isinstance(event, Up):
                 hello = event.hello
                 out.append(LinkUp(hello.version, hello.boot_id, hello.card_counter))
@@ -128,7 +130,7 @@ class Link:
                 out.append(LinkDown(event.reason))
         return out
 
-    def _peer_hello(self, event: PeerHello) -> list[LinkEvent]:
+    def _peer_hello(self, event: PeerHello, now: float) -> list[LinkEvent]:
         hello = event.hello
         previous = event.previous
         if previous is None and self._resume is not None:
@@ -140,6 +142,10 @@ class Link:
             return []  # first contact: the first card report sets the baseline
         log.warning("shoe MCU restarted: boot id %#010x -> %#010x", previous, hello.boot_id)
         self.last_card = 0  # the MCU's card counter starts at 0 at every boot
+        if self.lamps is not None:
+            # A rebooted MCU lost its lamps (it shows only `fault`): they go again, even
+            # if the old boot had acknowledged them.
+            self.session.send(MsgType.LAMPS, pack_lamps(self.lamps), now)
         return [McuReset(previous, hello.boot_id)]
 
     def _message(self, event: Delivered) -> list[LinkEvent]:

@@ -152,7 +152,8 @@ def test_mcu_reset_is_reported_and_the_counter_restarts_without_a_false_gap():
     bench.mcu.reset()
     bench.run(0.3)
     assert bench.of(McuReset) == [McuReset(old_boot, bench.mcu.session.boot_id)]
-    assert bench.mcu.lamps == frozenset()  # the host's controller must resend its lamps
+    # The rebooted MCU lost its lamps; the host sends them again (docs/protocol.md 4).
+    assert bench.mcu.lamps == {"player_draw"} and bench.mcu.resets == 1
     bench.mcu.deal_card(bench.now)
     bench.run(0.1)
     assert presents(bench) == [1, 2, 3, 1]
