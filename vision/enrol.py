@@ -292,6 +292,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     nominal = {name: render(sources[0]) for name, sources in samples.classes.items()}
     for code in cards:
         notes += fit_warnings(code, nominal[code])
+    _check_inked(samples, nominal, cards)
     zones = np.stack([zone_of(prepare(nominal[code]).ink) for code in cards])
     registration = Registration(learn_templates(zones))
     counter = _Counter(progress, _view_count(samples, views, held))
@@ -473,6 +474,16 @@ def _view(truth: str, number: int, window: np.ndarray, registration: Registratio
     zone = zone_picture(prepared, pose)
     return _View(truth, number, window, describe(prepared, pose, zone), kind_vector(prepared),
                  pose.score, likeness_vector(zone), blank_of_ink(prepared))
+
+
+def _check_inked(samples: Samples, nominal: dict[str, np.ndarray], cards) -> None:
+    """A card whose sample shows no ink at all (an empty frame cut from a recording, a blank
+    file) would teach the reader that an empty window is that card: refused, naming it."""
+    blank = [code for code in cards if blank_of_ink(prepare(nominal[code]))]
+    if blank:
+        raise EnrolmentError(f"{samples.directory}: the sample of {', '.join(blank)} shows no "
+                             "index at all (no ink in the window): give a sample that shows "
+                             "the card, or record the deck again")
 
 
 def _check_complete(samples: Samples) -> None:

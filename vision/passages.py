@@ -27,6 +27,7 @@ NOMINAL_LEFT = -CARD_X0 / (CARD_X1 - CARD_X0) * WINDOW_W  # about 13 columns
 PAPER_FILLED = 0.3  # share of the window that is paper when a card is in it (no sensor)
 EDGE_SHARE = 0.6  # a row (column) is card where this share of the probed part is paper
 MIN_FRAMES = 2  # a shorter run of card frames is a flicker, not a passage
+CARD_BELOW = 0.5  # share of the rows below a top edge that are card, for it to be a card's
 
 
 def passages(windows: Sequence[np.ndarray], present: Sequence[bool] | None = None
@@ -59,6 +60,8 @@ def edges(window: np.ndarray) -> tuple[float | None, float | None]:
     if not row_filled.any():
         return None, None
     top = int(np.argmax(row_filled))
+    if row_filled[top:].mean() < CARD_BELOW:
+        return None, None  # a glare spot or a lit lip, not a card's edge: a card goes on down
     below = paper[min(WINDOW_H - 1, top + WINDOW_H // 8) :]
     if below.shape[0] < 8:
         return float(top), None

@@ -133,12 +133,14 @@ def _window(file: Path, window: tuple[int, int, int, int] | None):
 
 
 def _empty_frames(windows: list, found: list[range]) -> list[int]:
-    """Up to EMPTY_SAMPLES frames outside every passage that do not look like card, spread
-    over the recording."""
-    busy = set()
-    for passage in found:
-        busy.update(passage)
-    free = [i for i in range(len(windows)) if i not in busy and not looks_like_card(windows[i])]
+    """Up to EMPTY_SAMPLES frames between passages that do not look like card, spread over
+    the recording: the middle frame of each gap, farthest from the cards on either side (a
+    frame just after a passage may still show the edge of the card leaving)."""
+    bounds = [0, *(edge for passage in found for edge in (passage.start, passage.stop)),
+              len(windows)]
+    gaps = [range(bounds[k], bounds[k + 1]) for k in range(0, len(bounds) - 1, 2)]
+    free = [gap[len(gap) // 2] for gap in gaps if len(gap) > 0
+            and not looks_like_card(windows[gap[len(gap) // 2]])]
     if len(free) <= EMPTY_SAMPLES:
         return free
     step = len(free) / EMPTY_SAMPLES

@@ -108,6 +108,12 @@ class Service:
                 return
             if watchdog and self._healthy(camera):
                 systemd.notify("WATCHDOG=1")
+            if camera.status == "ended" and not self.runtime.alive:
+                # A recording or a folder of frames played to its end (a rig, a test):
+                # nothing more will come, so the service stops as at SIGTERM.
+                log.info("the recorded camera ended after %d frames: stopping",
+                         self.runtime.frames)
+                return
 
     def _healthy(self, camera, now: float | None = None) -> bool:
         """Fed to the watchdog only while frames are fresh and being processed, and the

@@ -43,7 +43,9 @@ def test_missing_config_file(tmp_path, capsys):
     assert "no such config file" in capsys.readouterr().err
 
 
-def write_rig(tmp_path, device):
+def write_rig(tmp_path, device, tail_frames: int = 0):
+    """The rig's config; the recorded camera ends `tail_frames` empty frames after the
+    cards (time for a button pressed on the shoe to arrive before the service stops)."""
     deck = synthetic_deck()
     profile = tmp_path / "profile.npz"
     save_profile(enrol(write_samples(deck, tmp_path / "samples")), profile)
@@ -53,6 +55,9 @@ def write_rig(tmp_path, device):
     for index, (window, _) in enumerate(shoe_frames(deck, CARDS, rng, frames_per_card=24,
                                                     gap_frames=3, severity=0.3)):
         cv2.imwrite(str(frames / f"frame_{index:05d}.png"), window)
+    empty = np.full_like(window, 30)
+    for extra in range(tail_frames):
+        cv2.imwrite(str(frames / f"frame_{index + 1 + extra:05d}.png"), empty)
     config = tmp_path / "config.toml"
     config.write_text(f"""
 [table]
@@ -75,12 +80,13 @@ backend = "fake"
 
 
 def test_service_recovers_journals_frames_and_stops_on_sigterm(tmp_path):
+    """SIGTERM while the recorded camera still plays (a long empty tail)."""
     notify = tmp_path / "notify.sock"
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener, \
             PtyShoe(ShoeEmulator(seed=1)) as shoe:
         listener.bind(str(notify))
         listener.settimeout(30)
-        config = write_rig(tmp_path, shoe.device)
+        config = write_rig(tmp_path, shoe.device, tail_frames=3000)
         env = {**os.environ, "NOTIFY_SOCKET": str(notify)}
         service = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config",
                                     str(config)], env=env, stderr=subprocess.PIPE, text=True)
@@ -107,6 +113,18 @@ def test_service_recovers_journals_frames_and_stops_on_sigterm(tmp_path):
     assert "no_more_bets" in kinds
     assert any(e["event"] == "round" and e["banker"] == ["3D", "5D"] for e in events)
     assert verify(str(journal_path)).ok
+
+
+def test_the_service_stops_by_itself_when_its_recorded_camera_ends(tmp_path):
+    """A rig's recording played to its end: the service says so and exits 0 (issue 13),
+    instead of running on with nothing to read."""
+    with PtyShoe(ShoeEmulator(seed=2)) as shoe:
+        config = write_rig(tmp_path, shoe.device)
+        service = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config",
+                                  str(config)], capture_output=True, text=True, timeout=120)
+    assert service.returncode == 0, service.stderr
+    assert "the recorded camera ended after" in service.stderr
+    assert cards_in(tmp_path / "journal" / "shoe.sqlite") == CARDS
 
 
 def observations_in(path) -> list[dict]:

@@ -180,7 +180,7 @@ def test_sabot_run_publishes_its_table_to_the_configured_broker(broker, tmp_path
 
     room = Room(broker.url)
     with PtyShoe(ShoeEmulator(seed=1)) as shoe:
-        config = write_rig(tmp_path, shoe.device)
+        config = write_rig(tmp_path, shoe.device, tail_frames=3000)  # still running at SIGTERM
         config.write_text(config.read_text() + f'[surveillance]\nmqtt = "{broker.url}"\n')
         service = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config",
                                     str(config)], stderr=subprocess.PIPE, text=True)

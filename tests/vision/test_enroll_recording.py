@@ -149,3 +149,43 @@ def test_the_window_can_come_from_the_service_config(recording, tmp_path):
     assert main(["enroll", "--recording", str(recording), "--order", ORDER, "--config",
                  str(config), "--views", "2", "--out", str(out)]) == 0
     assert out.exists()
+
+
+def test_a_glare_spot_on_the_dark_interior_is_no_card_edge():
+    """gnome-slavic_costumes' 3D was cut from a frame of its passage that showed only a
+    glare spot: its "top edge" was the spot's (issue 8). A card goes on down the window."""
+    import cv2  # noqa: PLC0415
+
+    dark = np.full((200, 128, 3), 30, np.uint8)
+    cv2.circle(dark, (96, 40), 18, (235, 235, 235), -1)
+    assert edges(dark) == (None, None)
+    with pytest.raises(ValueError, match="no frame shows the card's top edge"):
+        nominal_view([dark] * 5)
+
+
+def test_the_empty_samples_are_the_middle_of_the_gaps_between_cards(recording, tmp_path):
+    """A frame right after a passage may still show the edge of the card leaving."""
+    from vision.imageio import read_image  # noqa: PLC0415
+    from vision.model import blank_of_ink, prepare  # noqa: PLC0415
+
+    kept = tmp_path / "samples"
+    assert main(["enroll", "--recording", str(recording), "--order", ORDER, "--window", WINDOW,
+                 "--views", "2", "--keep-samples", str(kept), "--out",
+                 str(tmp_path / "p.npz")]) == 0
+    empties = sorted(kept.glob("empty-*.png"))
+    assert empties
+    for file in empties:
+        assert blank_of_ink(prepare(read_image(file))), file.name
+
+
+def test_a_card_sample_that_shows_no_index_is_refused_naming_the_card(tmp_path, synth_deck):
+    """Learned, it would teach the reader that an empty window is that card."""
+    from vision.enrol import enrol  # noqa: PLC0415
+    from vision.errors import EnrolmentError  # noqa: PLC0415
+    from vision.imageio import write_image  # noqa: PLC0415
+    from vision.synth import write_samples  # noqa: PLC0415
+
+    samples = write_samples(synth_deck, tmp_path / "samples")
+    write_image(samples / "3D.png", np.full((200, 128, 3), 30, np.uint8))
+    with pytest.raises(EnrolmentError, match="sample of 3D shows no index"):
+        enrol(samples, views=2)
