@@ -21,6 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from contract import JOKER
 from vision.cards import ALL_CARDS
 from vision.decks import foreign_deck
 from vision.errors import EnrolmentError
@@ -163,13 +164,13 @@ def _calibrate(held_out: list[HeldOut], notes: list[str]) -> dict:
         return np.array([(h.card_score, h.card_margin) if card else (h.kind_score, h.kind_margin)
                          for h in items], np.float64)
 
-    def glance(rest: list[HeldOut], kind: str, wrong, right, own: int, what: str,
-               note: list[str]) -> Acceptance:
+    def glance(rest: list[HeldOut], kind: str, wrong, right, own: int) -> Acceptance:
         """The kind model's `kind` at a glance: none of the `wrong` views it reads as
-        `kind` may pass, the most of the `right` ones do."""
+        `kind` may pass, the most of the `right` ones do (the notes on what is accepted
+        come after every stage, from `_surface_read`)."""
         return _thresholds(pairs([h for h in rest if h.kind == kind and wrong(h)], card=False),
                            pairs([h for h in rest if h.kind == kind and right(h)], card=False),
-                           own, MIN_SCORE["kind"], what, note)
+                           own, MIN_SCORE["kind"], kind, [])
 
     def left(rest: list[HeldOut], kind: str, accept: Acceptance, also=lambda h: True):
         return [h for h in rest if not (h.kind == kind and also(h)
@@ -184,18 +185,18 @@ def _calibrate(held_out: list[HeldOut], notes: list[str]) -> dict:
     accept["glance:empty"] = glance(
         [h for h in held_out if h.no_ink], "empty",
         lambda h: h.truth_kind not in ("empty", "blank") and not h.sliding,
-        lambda h: h.truth == "empty", count("empty"), "empty windows", [])
+        lambda h: h.truth == "empty", count("empty"))
     rest = left(held_out, "empty", accept["glance:empty"], lambda h: h.no_ink)
     # A back at a glance, in the over view only (`Reader.read`): nothing else held back (a
     # face, a card sliding past, the cut card, a joker) may pass.
     accept["glance:back"] = glance(rest, "back", lambda h: h.truth != "back",
-                                   lambda h: h.truth == "back", count("back"), "backs", [])
+                                   lambda h: h.truth == "back", count("back"))
     # A card's body passing, its index out of view, at a glance: most frames of a passage.
     # Nothing that must be read (a card in place, a back, the cut card) may be taken for it;
     # a card sliding past may, it is unreadable there anyway.
     accept["glance:passing"] = glance(
-        rest, "passing", lambda h: not h.sliding and h.truth not in ("blank", "joker"),
-        lambda h: h.sliding, 0, "cards passing", [])
+        rest, "passing", lambda h: not h.sliding and h.truth not in ("blank", JOKER),
+        lambda h: h.sliding, 0)
     rest = left(rest, "passing", accept["glance:passing"])
     # Backs, cut cards, empty windows as the one model reads them, each kind on its own:
     # none held back of another kind may be read as it.
@@ -378,7 +379,7 @@ class _View:
 # A back, the cut card, the empty window and a joker are each one sample against 52 cards:
 # they get this many times the views (and a thin tail of their scores is what matters).
 NOT_CARD_VIEWS = 4
-NOT_CARDS = (*SURFACE_KINDS, "joker", "blank", "passing")
+NOT_CARDS = (*SURFACE_KINDS, JOKER, "blank", "passing")
 # ... and more still held back: a back, a cut card and an empty window are read at a glance,
 # and a thin tail of their scores against each other is what sets those thresholds.
 HELD_SURFACE_VIEWS = 12
@@ -405,7 +406,7 @@ def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Cou
     the views are held back, and two of each card sliding past the window are added)."""
     jobs: list[tuple[str, Source]] = [(name, source) for name, sources in samples.classes.items()
                                       for source in sources]
-    jobs += [("joker", source) for source in samples.jokers]
+    jobs += [(JOKER, source) for source in samples.jokers]
     if travel:
         # Cards of a design that was not enrolled (the built-in one in another typeface).
         foreign = foreign_deck()

@@ -27,7 +27,7 @@ NOMINAL_LEFT = -CARD_X0 / (CARD_X1 - CARD_X0) * WINDOW_W  # about 13 columns
 PAPER_FILLED = 0.3  # share of the window that is paper when a card is in it (no sensor)
 EDGE_SHARE = 0.6  # a row (column) is card where this share of the probed part is paper
 MIN_FRAMES = 2  # a shorter run of card frames is a flicker, not a passage
-CARD_BELOW = 0.5  # share of the rows below a top edge that are card, for it to be a card's
+BORDER_SHARE = 0.85  # share of a row just below a card's top edge that is its border
 
 
 def passages(windows: Sequence[np.ndarray], present: Sequence[bool] | None = None
@@ -60,8 +60,11 @@ def edges(window: np.ndarray) -> tuple[float | None, float | None]:
     if not row_filled.any():
         return None, None
     top = int(np.argmax(row_filled))
-    if row_filled[top:].mean() < CARD_BELOW:
-        return None, None  # a glare spot or a lit lip, not a card's edge: a card goes on down
+    border = columns[top + 1 : top + 4].mean(axis=1)  # thin: some designs' pips come close
+    if len(border) and border.min() < BORDER_SHARE:
+        # A glare spot (or a lit lip), not a card's top edge: just below its edge a card's
+        # border is paper right across, where a round spot is narrower than its middle.
+        return None, None
     below = paper[min(WINDOW_H - 1, top + WINDOW_H // 8) :]
     if below.shape[0] < 8:
         return float(top), None

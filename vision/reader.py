@@ -4,11 +4,12 @@ The index zone is found (`register`), described (`model.describe`) and compared 
 design's learned views of its 52 cards (`model.Model`). The reading is the card of the
 nearest views, but only when it is both close enough to them and far enough ahead of every
 other card: the two thresholds were calibrated at enrolment on held-back views so that none
-of those read wrong would have passed. Before that, the whole window is compared with
-the empty window, the back and the cut card (the kind model, calibrated the same way, so
-that no held-back card would be taken for one of those): they need no index, and most
-frames are empty or a back. Anything else is `unknown`, with the reason: a wrong card read with
-confidence is the one error not allowed.
+of those read wrong would have passed. Before that, the whole window is glanced at (the
+kind model, calibrated the same way, so that no held-back card would be taken for one of
+those): the empty window, a back in the over view and a card's body passing need no index,
+and most frames are one of them. Each stage has thresholds of its own (`Profile.thresholds`,
+by stage). Anything else is `unknown`, with the reason: a wrong card read with confidence is
+the one error not allowed.
 """
 
 from __future__ import annotations

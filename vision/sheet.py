@@ -8,6 +8,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from contract import JOKER
 from vision.errors import EnrolmentError
 from vision.geometry import WINDOW_H, WINDOW_W
 from vision.imageio import write_image
@@ -55,7 +56,7 @@ def write_sheet(enrolment, path: str | Path) -> Path:
         truth = held.truth_card if held.truth_kind == "face" else held.truth_kind
         if held.sliding and said in (truth, "empty", "unknown"):
             continue
-        if said == truth or (held.truth == "joker" and said == "unknown"):
+        if said == truth or (held.truth == JOKER and said == "unknown"):
             continue
         wrong = said != "unknown"
         colour = (0, 0, 220) if wrong else (0, 140, 255)

@@ -60,7 +60,7 @@ def parse_order(text_or_name: str) -> list[Item]:
     else:
         raise InputError(f"--order {text_or_name!r}: not a file nor one of "
                          f"{', '.join(ORDERS)} (or give the tokens themselves)")
-    items, counts, seen = [], {"back": 0, "cut": 0, "joker": 0}, {}
+    items, counts, seen = [], {"back": 0, "cut": 0, JOKER: 0}, {}
     for step in parse_script(text, source):
         o = step.observation
         if isinstance(o, obs.Card) and not o.face_up:
@@ -71,7 +71,7 @@ def parse_order(text_or_name: str) -> list[Item]:
             items.append(Item(o.card, step.token, step.line))
             continue
         kind = ("back" if isinstance(o, obs.Card) else "cut" if isinstance(o, obs.Cut)
-                else "joker" if isinstance(o, obs.Unreadable) and o.reason == JOKER else "")
+                else JOKER if isinstance(o, obs.Unreadable) and o.reason == JOKER else "")
         if not kind:
             raise InputError(f"{source}, line {step.line}, column {step.column}: "
                              f"{step.token!r} is not something that passes the camera (a card, "
