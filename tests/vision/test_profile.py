@@ -37,23 +37,29 @@ def test_a_damaged_profile_is_refused(tmp_path, vector_profile, change, message)
         load_profile(path)
 
 
-def test_an_old_profile_asks_to_enrol_again(tmp_path, vector_profile):
-    path = save_profile(vector_profile, tmp_path / "old.npz")
+def _saved_with(profile, path, change) -> object:
+    """`profile` saved to `path`, then its arrays rewritten by `change` (a dict -> None)."""
+    path = save_profile(profile, path)
     with np.load(path) as data:
         arrays = dict(data)
-    arrays["version"] = np.int32(2)
+    change(arrays)
     np.savez(path.open("wb"), **arrays)
+    return path
+
+
+def test_an_old_profile_asks_to_enrol_again(tmp_path, vector_profile):
+    path = _saved_with(vector_profile, tmp_path / "old.npz",
+                       lambda arrays: arrays.update(version=np.int32(2)))
     wanted = f"profile version 2, expected {PROFILE_VERSION} .enrol the design"
     with pytest.raises(ProfileError, match=wanted):
         load_profile(path)
 
 
 def test_a_profile_without_the_thresholds_of_every_stage_is_refused(tmp_path, vector_profile):
-    path = save_profile(vector_profile, tmp_path / "p.npz")
-    with np.load(path) as data:
-        arrays = dict(data)
-    arrays["stages"] = arrays["stages"][:-1]
-    arrays["thresholds"] = arrays["thresholds"][:-1]
-    np.savez(path.open("wb"), **arrays)
+    def drop_last_stage(arrays):
+        arrays["stages"] = arrays["stages"][:-1]
+        arrays["thresholds"] = arrays["thresholds"][:-1]
+
+    path = _saved_with(vector_profile, tmp_path / "p.npz", drop_last_stage)
     with pytest.raises(ProfileError, match="thresholds are not those of the stages"):
         load_profile(path)
