@@ -51,6 +51,9 @@ class FrameSource:
 
     live = True  # live: drop old frames, reconnect on errors; recorded: keep all, stop on error
     stamp_when_taken = False  # True: Frame.at is when `read` returned it, not when grabbed
+    # Opening a device or a video file can take seconds on a loaded Pi; a stale fault before
+    # the first frame would halt a table that is only starting.
+    FIRST_FRAME_WITHIN_S = 10.0
 
     def __init__(
         self,
@@ -95,9 +98,12 @@ class FrameSource:
 
     def read(self, timeout: float | None = None) -> Frame | None:
         """The next frame; None once a recording has ended. Raises CameraStalledError if no
-        frame comes within `timeout` (default `stale_after`), CameraError if it failed."""
+        frame comes within `timeout` (default `stale_after`, or FIRST_FRAME_WITHIN_S for the
+        first frame), CameraError if it failed."""
         self.start()
         wait = self.stale_after if timeout is None else timeout
+        if timeout is None and self.status == "starting":
+            wait = max(wait, self.FIRST_FRAME_WITHIN_S)
         try:
             item = self._queue.get(timeout=wait)
         except queue.Empty:

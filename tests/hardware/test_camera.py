@@ -1,5 +1,6 @@
 import sys
 import threading
+import time
 
 import cv2
 import numpy as np
@@ -57,6 +58,20 @@ def test_a_source_that_stops_delivering_is_reported_stale_not_hung_on():
     assert cam.status == "stale"
     release.set()
     cam.close()
+
+
+def test_the_first_frame_may_take_longer_than_stale_after_because_opening_is_slow():
+    """A video file or a device that takes a second to open on a loaded Pi is starting, not
+    stale: the CI machine once failed a file camera for this."""
+    def grab():
+        time.sleep(0.3)  # a slow open, then frames at once
+        return solid(7)
+
+    with SyntheticSource(grab, stale_after=0.05) as cam:
+        assert cam.read() is not None  # the first frame: waited for up to FIRST_FRAME_WITHIN_S
+        assert cam.status == "ok"
+        with pytest.raises(CameraStalledError, match="no frame for 50 ms"):
+            cam.read()  # after the first frame, stale_after holds again
 
 
 def test_a_failing_recorded_source_raises_camera_error():
