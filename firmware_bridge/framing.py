@@ -15,7 +15,7 @@ from cobs import cobs
 
 from firmware_bridge.errors import CrcError, FrameError
 
-PROTOCOL_VERSION = 1
+FRAME_VERSION = 1  # the framing's own version, 1 in protocol versions 1 and 2
 DELIMITER = b"\x00"
 HEADER = struct.Struct(">BBBB")  # version, type, seq, ack
 CRC_SIZE = 2
@@ -36,7 +36,7 @@ class Frame:
     seq: int
     ack: int
     payload: bytes = b""
-    version: int = PROTOCOL_VERSION
+    version: int = FRAME_VERSION
 
 
 def encode(frame: Frame) -> bytes:
@@ -61,8 +61,8 @@ def decode(encoded: bytes) -> Frame:
     if actual != expected:
         raise CrcError(f"CRC {actual:#06x} != {expected:#06x}")
     version, kind, seq, ack = HEADER.unpack(body[: HEADER.size])
-    if version != PROTOCOL_VERSION:
-        raise FrameError(f"protocol version {version}, expected {PROTOCOL_VERSION}")
+    if version != FRAME_VERSION:
+        raise FrameError(f"frame version {version}, expected {FRAME_VERSION}")
     return Frame(kind, seq, ack, bytes(body[HEADER.size : -CRC_SIZE]), version)
 
 

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 
 from firmware_bridge import framing
 from firmware_bridge.errors import MessageError
-from firmware_bridge.messages import UNSEQUENCED, Hello, MsgType, Role, pack_hello, unpack_hello
+from firmware_bridge.messages import (
+    PROTOCOL,
+    UNSEQUENCED,
+    Hello,
+    MsgType,
+    Role,
+    pack_hello,
+    unpack_hello,
+)
 
 SEQ_MOD = 256
 HALF_SPACE = SEQ_MOD // 2
@@ -77,7 +85,6 @@ class SessionStats:
     duplicates: int = 0
     out_of_order: int = 0
     ignored: int = 0  # frames before the handshake, bad payloads, our own echo
-    dropped_overflow: int = 0  # queued messages dropped because the queue was full
 
 
 @dataclass
@@ -85,6 +92,7 @@ class _Pending:
     seq: int
     type: int
     payload: bytes
+    tag: int | None = None  # the sender's own number for it (the MCU's event number)
 
 
 def new_boot_id(rng: random.Random | None = None) -> int:
@@ -98,8 +106,13 @@ class Session:
     version: str
     boot_id: int
     timing: LinkTiming = field(default_factory=LinkTiming)
-    queue_limit: int | None = None  # MCU RAM; the oldest unsent message goes when full
-    card_counter: int = 0  # advertised in HELLO (MCU only)
+    card_counter: int = 0  # advertised in HELLO, unless `resume_points` names the peer
+    protocol: int = PROTOCOL  # the highest version we speak; the lower of both is used
+    # What the old peer did not acknowledge goes to a new one (the host's lamps). False:
+    # the owner rebuilds its queue itself (the MCU replays its history, docs/protocol.md 8).
+    requeue_on_new_peer: bool = True
+    # Host, version 2: peer boot id -> the resume point HELLO names for it.
+    resume_points: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self):
         self.reader = framing.FrameReader()
@@ -110,7 +123,7 @@ class Session:
         self._next_seq = 1
         self._last_received = 0
         self._unacked: deque[_Pending] = deque()
-        self._backlog: deque[tuple[int, bytes]] = deque()
+        self._backlog: deque[tuple[int, bytes, int | None]] = deque()
         self._retransmit_at: float | None = None
         self._recover_until: int | None = None
         self._ack_pending = False
@@ -119,17 +132,16 @@ class Session:
         self._next_hello = float("-inf")
         self._out: list[bytes] = []
         self._events: list[SessionEvent] = []
+        self.acked_tag: int | None = None  # the tag of the newest frame the peer acknowledged
 
     # ---- public API -----------------------------------------------------------------
 
-    def send(self, kind: int, payload: bytes, now: float) -> None:
-        """Queue a sequenced message; it is delivered exactly once, in order, or never."""
+    def send(self, kind: int, payload: bytes, now: float, tag: int | None = None) -> None:
+        """Queue a sequenced message; it is delivered exactly once, in order, or never.
+        `tag`: the caller's number for it, `acked_tag` once the peer acknowledged it."""
         if kind in UNSEQUENCED:
             raise MessageError(f"{MsgType(kind).name} is not a sequenced message")
-        self._backlog.append((kind, payload))
-        if self.queue_limit is not None and len(self._backlog) > self.queue_limit:
-            self._backlog.popleft()
-            self.stats.dropped_overflow += 1
+        self._backlog.append((kind, payload, tag))
         self._pump(now)
 
     def feed(self, data: bytes, now: float) -> list[SessionEvent]:
@@ -163,16 +175,24 @@ class Session:
 
     def send_hello(self, now: float) -> None:
         self._next_hello = now + self.timing.hello_interval
-        hello = Hello(
-            framing.PROTOCOL_VERSION, self.role, self.handshake_done, self.boot_id,
-            self.peer.boot_id if self.peer else 0, self.card_counter, self.version,
-        )  # fmt: skip
+        peer = self.peer.boot_id if self.peer else 0
+        counter = self.resume_points.get(peer, self.card_counter) if peer else self.card_counter
+        hello = Hello(self.protocol, self.role, self.handshake_done, self.boot_id, peer,
+                      counter, self.version)
         self._emit(MsgType.HELLO, 0, pack_hello(hello), now)
 
     @property
     def queued(self) -> int:
         """Messages not yet acknowledged by the peer."""
         return len(self._unacked) + len(self._backlog)
+
+    @property
+    def link_version(self) -> int:
+        """The protocol version both ends speak: the lower of theirs (a peer's 0 counts as
+        1, docs/protocol.md 8.1)."""
+        if self.peer is None:
+            return min(self.protocol, 1)
+        return min(self.protocol, max(1, self.peer.protocol))
 
     # ---- receiving -----------------------------------------------------------------
 
@@ -232,11 +252,14 @@ class Session:
             self.up = False
             self._events.append(Down(f"peer restarted (boot id {hello.boot_id:#010x})"))
         self._events.append(PeerHello(hello, previous))
-        # What the old peer did not acknowledge goes to the new one, renumbered: the host
-        # resends its LAMPS to a rebooted MCU, the MCU its card reports to a restarted host.
-        unsent = [(p.type, p.payload) for p in self._unacked]
+        # What the old peer did not acknowledge goes to the new one, renumbered (the host
+        # resends its LAMPS to a rebooted MCU), unless the owner rebuilds its queue.
+        unsent = [(p.type, p.payload, p.tag) for p in self._unacked]
         self._unacked.clear()
-        self._backlog.extendleft(reversed(unsent))
+        if self.requeue_on_new_peer:
+            self._backlog.extendleft(reversed(unsent))
+        else:
+            self._backlog.clear()
         self._next_seq = 1
         self._last_received = 0
         self._retransmit_at = None
@@ -249,7 +272,9 @@ class Session:
         acked = (ack - self._unacked[0].seq + 1) % SEQ_MOD
         if 1 <= acked <= len(self._unacked):
             for _ in range(acked):
-                self._unacked.popleft()
+                pending = self._unacked.popleft()
+                if pending.tag is not None:
+                    self.acked_tag = pending.tag
             self._retransmit_at = now + self.timing.retransmit_timeout if self._unacked else None
             if self._recover_until is not None and all(
                 p.seq != self._recover_until for p in self._unacked
@@ -267,8 +292,8 @@ class Session:
         if not self.handshake_done:
             return
         while self._backlog and len(self._unacked) < self.timing.window:
-            kind, payload = self._backlog.popleft()
-            pending = _Pending(self._next_seq, kind, payload)
+            kind, payload, tag = self._backlog.popleft()
+            pending = _Pending(self._next_seq, kind, payload, tag)
             self._next_seq = (self._next_seq + 1) % SEQ_MOD
             self._unacked.append(pending)
             if self._retransmit_at is None:

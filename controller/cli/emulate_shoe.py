@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from controller.cli._numbers import number
-from firmware_bridge.emulator import ShoeEmulator
+from firmware_bridge.emulator import HISTORY, ShoeEmulator
 from firmware_bridge.errors import MessageError
 from firmware_bridge.faults import Faults
-from firmware_bridge.messages import BUTTONS
+from firmware_bridge.messages import BUTTONS, PROTOCOL
 from firmware_bridge.pty_shoe import PtyShoe
 from firmware_bridge.session import LinkTiming
 
@@ -76,10 +76,14 @@ def register(subparsers) -> None:
         help="seed for damage and boot ids (default: random boot id, which "
         "a real MCU has; a fixed one makes two runs look like the same boot)",
     )
-    parser.add_argument("--firmware", default="sabot-emu 1.0", help="version text in HELLO")
+    parser.add_argument("--firmware", default="sabot-emu 2.0", help="version text in HELLO")
     parser.add_argument(
-        "--queue", type=number(int, 1, 100_000), default=64, metavar="N",
-        help="MCU queue size in messages (default 64)"
+        "--queue", type=number(int, 1, 100_000), default=HISTORY, metavar="N",
+        help=f"events the MCU keeps, sent or not (default {HISTORY}, docs/protocol.md 8.3)"
+    )
+    parser.add_argument(
+        "--protocol", type=int, choices=(1, 2), default=PROTOCOL,
+        help=f"the highest link protocol version it speaks (default {PROTOCOL})"
     )
     parser.set_defaults(func=run)  # fmt: skip
 
@@ -87,7 +91,8 @@ def register(subparsers) -> None:
 def run(args) -> int:
     faults = Faults.damaged(args.damage)
     emulator = ShoeEmulator(
-        timing=LinkTiming(), firmware=args.firmware, queue_limit=args.queue, seed=args.seed
+        timing=LinkTiming(), firmware=args.firmware, queue_limit=args.queue, seed=args.seed,
+        protocol=args.protocol,
     )
     shoe = PtyShoe(
         emulator, to_host=faults, to_mcu=faults, seed=args.seed or 0, link_path=args.link

@@ -115,12 +115,14 @@ def check_same_input(path: str, journaled: list[Observation], planned: list[Obse
                                "input (start a new journal, or give the input that made it)")
 
 
-def last_link_state(journal: Journal) -> tuple[int, int] | None:
-    """(MCU boot id, last card counter) from the newest `link` record, for `Link(resume=)`."""
+def last_link_state(journal: Journal) -> tuple[int, int, int] | None:
+    """(MCU boot id, last card counter, last MCU event number) from the newest `link`
+    record, for `Link(resume=)`; the event is 0 in records of a version 1 link."""
     state = None
     for record in journal.records():
         if record.kind == "link":
-            state = (record.body["boot_id"], record.body["card_counter"])
+            body = record.body
+            state = (body["boot_id"], body["card_counter"], body.get("event", 0))
     return state
 
 

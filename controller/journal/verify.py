@@ -88,12 +88,29 @@ def _structure_problem(rows: list[tuple]) -> str | None:
             return (f"record {seq} ({kind}): cause {cause!r} but it follows observation "
                     f"{last_observation}")
         if kind == "link":
-            try:
-                fields = json.loads(body)
-                ok = {"boot_id", "card_counter"} == set(fields) and all(
-                    isinstance(v, int) for v in fields.values())
-            except (ValueError, AttributeError):
-                ok = False
-            if not ok:
-                return f"record {seq}: a link record must hold boot_id and card_counter"
+            problem = _link_problem(body)
+            if problem:
+                return f"record {seq}: {problem}"
     return None
+
+
+LINK_FIELDS = {"boot_id": int, "card_counter": int, "event": int, "lid": bool}
+
+
+def _link_problem(body: str) -> str:
+    """What is wrong with a `link` record's body: boot_id and card_counter always, the MCU's
+    event number (link version 2) and a lid change when there is one."""
+    try:
+        fields = json.loads(body)
+        names = set(fields)
+    except (ValueError, TypeError):
+        return "a link record must be a JSON object"
+    if not isinstance(fields, dict) or not {"boot_id", "card_counter"} <= names <= set(
+            LINK_FIELDS):
+        return ("a link record must hold boot_id and card_counter (and may hold "
+                f"event and lid), not {', '.join(sorted(map(str, names))) or 'nothing'}")
+    for name, value in fields.items():
+        kind = LINK_FIELDS[name]
+        if type(value) is not kind:  # a bool is no counter, nor a number a lid
+            return f"a link record's {name} must be {kind.__name__}, not {value!r}"
+    return ""

@@ -87,7 +87,7 @@ class TableAssembly:
         outputs = [drivers.panel.lamps.show]
         self.transport: SerialTransport | None = None
         if drivers.serial_port is not None:
-            # Card reports the previous run already saw are skipped, a gap is reported.
+            # What the previous run journaled is not delivered again; a gap is reported.
             link = Link(timing=drivers.link_timing, resume=last_link_state(self.journal))
             self.transport = SerialTransport(drivers.serial_port, link,
                                              baudrate=drivers.baudrate)
@@ -104,8 +104,7 @@ class TableAssembly:
         self.runtime = ShoeRuntime(
             self.pipeline, Tracker(drivers.reader), drivers.camera, window=drivers.window,
             over_window=drivers.over_window, on_status=on_status,
-            on_link_state=lambda boot, counter: self.pipeline.record(
-                "link", {"boot_id": boot, "card_counter": counter}))
+            on_link_state=lambda body: self.pipeline.record("link", body))
         stack.callback(self._stop_camera_loop)  # first of all at the end (LIFO)
         if self.transport is not None:
             self.transport.on_event = self.runtime.on_link_event

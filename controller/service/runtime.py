@@ -51,7 +51,7 @@ class ShoeRuntime:
                  over_window: tuple[int, int, int, int] | None = None,
                  use_trigger: bool = True,
                  on_status: Callable[[str], None] | None = None,
-                 on_link_state: Callable[[int, int], None] | None = None,
+                 on_link_state: Callable[[dict], None] | None = None,
                  clock: Callable[[], float] = time.monotonic):
         self.pipeline = pipeline
         self.tracker = tracker
@@ -67,8 +67,11 @@ class ShoeRuntime:
         self._sensor: deque[tuple[float, bool | None]] = deque(maxlen=64)
         self._sensor_lock = threading.Lock()
         self._clock = clock
-        self._on_link_state = on_link_state  # (MCU boot id, card counter), to be journaled
+        # The body of a journal `link` record: the MCU's boot id, the last card counter and
+        # event number whose effects are journaled (docs/protocol.md 8.3), a lid change.
+        self._on_link_state = on_link_state
         self._mcu_boot: int | None = None
+        self._journaled_card = 0
         self.link_up = False
         self.frames = 0
         self.last_index = -1  # the last frame fully processed (its readings submitted)
@@ -159,12 +162,18 @@ class ShoeRuntime:
             self._set_sensor(True)
             # Journal the card *before* this one as seen: this card's reading is not in the
             # journal yet. A crash now makes the restarted link report this card as missed
-            # (a fault) instead of skipping it.
-            self._link_state(event.counter - 1)
+            # (a fault) instead of skipping it; its event comes again (version 2).
+            self._link_state(event.counter - 1, event.mcu_event - 1)
         elif isinstance(event, link.CardGone):
             self._set_sensor(False)
         elif isinstance(event, link.ButtonPressed):
+            # The event number goes in the transaction of the press's observation: a
+            # restarted host is sent the presses after it, never this one again.
+            self._link_state(self._journaled_card, event.mcu_event)
             self.on_button(event.name)
+        elif isinstance(event, link.LidChanged):
+            self._link_state(self._journaled_card, event.mcu_event, lid=event.open)
+            self._on_status(f"shoe lid {'opened' if event.open else 'closed'}")
         elif isinstance(event, link.LinkUp):
             self.link_up = True
             self._mcu_boot = event.boot_id
@@ -176,8 +185,12 @@ class ShoeRuntime:
         elif isinstance(event, link.CardsMissed):
             self.pipeline.submit(obs.EquipmentFault(
                 f"{event.count} card(s) passed the sensor while the host was away"))
+        elif isinstance(event, link.EventsLost):
+            self._link_state(self._journaled_card, event.last)
+            self.pipeline.submit(obs.EquipmentFault(event.describe()))
         elif isinstance(event, link.McuReset):
             self._mcu_boot = event.new_boot_id
+            self._journaled_card = 0
             self._on_status("shoe microcontroller restarted")
         elif isinstance(event, link.McuError):
             self._on_status(f"shoe microcontroller error {event.code}: {event.text}")
@@ -200,9 +213,16 @@ class ShoeRuntime:
             return history[0][1]  # older than what is kept: the oldest known state
         return None  # before the link first reported the sensor
 
-    def _link_state(self, counter: int) -> None:
-        if self._on_link_state is not None and self._mcu_boot is not None:
-            self._on_link_state(self._mcu_boot, counter)
+    def _link_state(self, counter: int, event: int, **extra) -> None:
+        """Queue a `link` record: written in the transaction of the next observation (the
+        press's own, when a button is next)."""
+        if self._on_link_state is None or self._mcu_boot is None:
+            return
+        self._journaled_card = counter
+        body = {"boot_id": self._mcu_boot, "card_counter": counter}
+        if event > 0:  # version 2 numbers the MCU's events; version 1 has none
+            body["event"] = event
+        self._on_link_state(body | extra)
 
     def on_button(self, name: str) -> None:
         """A dealer or supervisor button, from GPIO or from the microcontroller."""

@@ -187,6 +187,26 @@ def test_verify_rejects_a_rechained_forgery_by_its_shape_or_replay(tmp_path, for
     assert expected in verdict.message
 
 
+@pytest.mark.parametrize("body, expected", [
+    ({"boot_id": 7, "card_counter": 3}, None),  # link version 1
+    ({"boot_id": 7, "card_counter": 3, "event": 12}, None),  # version 2
+    ({"boot_id": 7, "card_counter": 3, "event": 13, "lid": True}, None),
+    ({"boot_id": 7}, "must hold boot_id and card_counter"),
+    ({"boot_id": 7, "card_counter": 3, "note": 1}, "not boot_id, card_counter, note"),
+    ({"boot_id": 7, "card_counter": False}, "card_counter must be int, not False"),
+    ({"boot_id": 7, "card_counter": 3, "lid": 1}, "lid must be bool, not 1"),
+])
+def test_verify_checks_the_shape_of_link_records(tmp_path, body, expected):
+    """Issue 11: link records carry the MCU's event number and lid changes (protocol
+    version 2); anything else in them is a forgery or a bug."""
+    path = tmp_path / "j.db"
+    deal_into(path)
+    with Journal(str(path)) as journal:
+        journal.append("link", body)
+    verdict = verify(str(path))
+    assert verdict.ok if expected is None else expected in verdict.message, verdict.message
+
+
 def test_one_writer_at_a_time_and_no_foreign_databases(tmp_path):
     path = tmp_path / "j.db"
     with Journal(str(path)), pytest.raises(JournalError, match="being written by another"):

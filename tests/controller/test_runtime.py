@@ -132,19 +132,59 @@ def test_link_state_is_reported_for_the_journal_and_read_back(tmp_path):
 
     states = []
     runtime = ShoeRuntime(Collect(), EchoTracker(), ScriptedCamera([]),
-                          on_link_state=lambda boot, counter: states.append((boot, counter)))
+                          on_link_state=states.append)
     runtime.on_link_event(link.CardPresent(3))  # before LinkUp the boot id is unknown
     runtime.on_link_event(link.LinkUp("fw 1.0", 0xABC, 3))
-    runtime.on_link_event(link.CardPresent(4))
+    runtime.on_link_event(link.CardPresent(4))  # version 1: no event number
     runtime.on_link_event(link.McuReset(0xABC, 0xDEF))
-    runtime.on_link_event(link.CardPresent(1))
+    runtime.on_link_event(link.CardPresent(1, mcu_event=1))
     # The card in front of the camera is not journaled yet: only the one before it counts.
-    assert states == [(0xABC, 3), (0xDEF, 0)]
+    assert states == [{"boot_id": 0xABC, "card_counter": 3},
+                      {"boot_id": 0xDEF, "card_counter": 0}]
     with Journal(str(tmp_path / "j.db")) as journal:
         assert last_link_state(journal) is None
-        for boot, counter in states:
-            journal.append("link", {"boot_id": boot, "card_counter": counter})
-        assert last_link_state(journal) == (0xDEF, 0)
+        journal.append("link", {"boot_id": 0xABC, "card_counter": 3})
+        assert last_link_state(journal) == (0xABC, 3, 0)  # a version 1 record
+        journal.append("link", {"boot_id": 0xDEF, "card_counter": 7, "event": 15})
+        assert last_link_state(journal) == (0xDEF, 7, 15)
+
+
+class Records(Collect):
+    """A pipeline that keeps records and observations in the order they were queued."""
+
+    def __init__(self):
+        super().__init__()
+        self.order = []
+
+    def submit(self, observation, evidence_at=None):
+        self.order.append(observation)
+        return super().submit(observation, evidence_at)
+
+    def record(self, kind, body):
+        self.order.append((kind, body))
+
+
+def test_a_press_is_journaled_with_its_event_number_and_a_lid_change_on_its_own():
+    """Issue 11, version 2: the press's event number is queued just before its observation,
+    so both are written in one transaction and a restarted host is never sent it again."""
+    pipeline = Records()
+    runtime = ShoeRuntime(pipeline, EchoTracker(), ScriptedCamera([]),
+                          on_link_state=lambda body: pipeline.record("link", body))
+    runtime.on_link_event(link.LinkUp("fw 2.0", 0xB00, 0))
+    runtime.on_link_event(link.CardPresent(1, mcu_event=1))
+    runtime.on_link_event(link.CardGone(1, mcu_event=2))
+    runtime.on_link_event(link.ButtonPressed("no_more_bets", mcu_event=3))
+    runtime.on_link_event(link.LidChanged(True, mcu_event=4))
+    runtime.on_link_event(link.EventsLost(5, 9, 2, 1, 0, 0))
+    assert pipeline.order == [
+        ("link", {"boot_id": 0xB00, "card_counter": 0}),  # event 1 - 1: no number yet
+        ("link", {"boot_id": 0xB00, "card_counter": 0, "event": 3}),
+        obs.NoMoreBets(),
+        ("link", {"boot_id": 0xB00, "card_counter": 0, "event": 4, "lid": True}),
+        ("link", {"boot_id": 0xB00, "card_counter": 0, "event": 9}),
+        obs.EquipmentFault("the shoe's microcontroller lost events 5-9 (2 card report(s); "
+                           "1 button press(es))"),
+    ]
 
 
 def test_the_sensor_history_is_safe_while_the_serial_thread_appends_to_it():

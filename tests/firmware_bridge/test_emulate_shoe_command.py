@@ -39,7 +39,7 @@ def test_stdin_commands_drive_the_emulated_shoe_seen_by_the_host(rig):
     emulate_shoe.serve(shoe, script, out)
     got.until(lambda events: any(isinstance(e, LidChanged) for e in events))
     assert got.events == [
-        LinkUp("sabot-emu 1.0", shoe.emulator.session.boot_id, 0),
+        LinkUp("sabot-emu 2.0", shoe.emulator.session.boot_id, 0),
         CardPresent(1), CardGone(1), CardPresent(2), CardGone(2),
         ButtonPressed("acknowledge"), LidChanged(True),
     ]  # fmt: skip

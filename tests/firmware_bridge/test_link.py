@@ -12,6 +12,7 @@ from firmware_bridge.messages import (
     CardGone,
     CardPresent,
     CardsMissed,
+    EventsLost,
     LidChanged,
     LinkDown,
     LinkUp,
@@ -37,7 +38,7 @@ def presents(bench):
 def test_handshake_brings_both_ends_up_and_reports_the_firmware():
     bench = up_bench()
     (up,) = bench.of(LinkUp)
-    assert up.firmware == "sabot-emu 1.0"
+    assert up.firmware == "sabot-emu 2.0"
     assert up.boot_id == bench.mcu.session.boot_id
     assert bench.mcu.session.peer.boot_id == 0x11111111
 
@@ -128,8 +129,9 @@ def test_silence_takes_the_link_down_and_traffic_brings_it_back_without_loss():
     assert presents(bench) == [1, 2, 3, 4, 5]
 
 
-def test_cards_dropped_by_a_full_mcu_queue_are_reported_as_missed():
-    bench = up_bench(queue_limit=20)
+@pytest.mark.parametrize("protocol", [1, 2])
+def test_cards_dropped_by_a_full_mcu_queue_are_reported_as_missed(protocol):
+    bench = up_bench(queue_limit=20, mcu_protocol=protocol)
     bench.connected = False
     for _ in range(50):  # 100 messages into a 20-message queue (+ the window in flight)
         bench.mcu.deal_card(bench.now)
@@ -139,7 +141,12 @@ def test_cards_dropped_by_a_full_mcu_queue_are_reported_as_missed():
     assert len(missed) == 1
     assert missed[0].count + len(presents(bench)) == 50
     assert presents(bench)[-1] == 50
-    assert bench.mcu.session.stats.dropped_overflow == 50 * 2 - 20 - TIMING.window
+    # The window in flight and the newest 19 are kept; one OVERFLOW stands for the rest.
+    lost = 50 * 2 - TIMING.window - (20 - 1)
+    assert bench.mcu.lost == lost
+    first = TIMING.window + 1
+    expected = [EventsLost(first, first + lost - 1, lost, 0, 0, 0)] if protocol == 2 else []
+    assert bench.of(EventsLost) == expected  # version 1 has no OVERFLOW
 
 
 def test_mcu_reset_is_reported_and_the_counter_restarts_without_a_false_gap():

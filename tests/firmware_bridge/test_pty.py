@@ -9,22 +9,47 @@ import serial
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.faults import Faults
 from firmware_bridge.link import Link
-from firmware_bridge.messages import CardGone, CardPresent, CardsMissed, LinkDown, LinkUp, McuReset
+from firmware_bridge.messages import (
+    BUTTONS,
+    ButtonPressed,
+    CardGone,
+    CardPresent,
+    CardsMissed,
+    EventsLost,
+    LidChanged,
+    LinkDown,
+    LinkUp,
+    McuReset,
+)
 from firmware_bridge.pty_shoe import PtyShoe
 from firmware_bridge.transport import SerialTransport
 
 from .ptyrig import FAST, count
 
 
-def test_ten_thousand_cards_with_five_percent_damaged_frames_arrive_exactly_once(rig):
+def test_ten_thousand_cards_buttons_and_lids_with_five_percent_damage_arrive_exactly_once(rig):
+    """The headline link test (issue 11): every message of every kind once and in order,
+    the event numbers of version 2 without a gap."""
     shoe, transport, got = rig(faults=Faults.damaged(0.05), seed=2026)
     cards = 10_000
-    for _ in range(cards):
+    pressed, lids = [], []
+    for n in range(1, cards + 1):
         shoe.deal_card()
-    got.until(count(CardGone, cards), limit=60)
+        if n % 10 == 0:
+            pressed.append(BUTTONS[n // 10 % len(BUTTONS)])
+            shoe.press(pressed[-1])
+        if n % 25 == 0:
+            lids.append(n % 50 == 0)
+            shoe.set_lid(lids[-1])
+    got.until(lambda events: len(got.of(CardGone)) == cards
+              and len(got.of(LidChanged)) == len(lids), limit=90)
     assert [e.counter for e in got.of(CardPresent)] == list(range(1, cards + 1))
     assert [e.counter for e in got.of(CardGone)] == list(range(1, cards + 1))
-    assert got.of(CardsMissed) == []
+    assert [e.name for e in got.of(ButtonPressed)] == pressed
+    assert [e.open for e in got.of(LidChanged)] == lids
+    numbered = [e.mcu_event for e in got.events if hasattr(e, "mcu_event")]
+    assert numbered == list(range(1, 2 * cards + len(pressed) + len(lids) + 1))
+    assert got.of(CardsMissed) == [] and got.of(EventsLost) == []
     damaged = shoe.to_host.stats.damaged + shoe.to_mcu.stats.damaged
     frames = shoe.to_host.stats.frames + shoe.to_mcu.stats.frames
     assert 0.04 < damaged / frames < 0.06
@@ -83,7 +108,7 @@ def test_heartbeat_loss_takes_the_link_down_and_it_recovers_when_frames_flow(rig
     shoe.deal_card()
     shoe.to_host.faults = Faults()
     got.until(count(CardGone, 1))
-    assert got.events[-3:] == [LinkUp("sabot-emu 1.0", shoe.emulator.session.boot_id, 0),
+    assert got.events[-3:] == [LinkUp("sabot-emu 2.0", shoe.emulator.session.boot_id, 0),
                                CardPresent(1), CardGone(1)]  # fmt: skip
 
 

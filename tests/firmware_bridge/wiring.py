@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.faults import Faults, FaultyLine
 from firmware_bridge.link import Link
+from firmware_bridge.messages import PROTOCOL
 from firmware_bridge.session import LinkTiming
 
 TIMING = LinkTiming(
@@ -20,12 +21,14 @@ class Bench:
     seed: int = 1
     timing: LinkTiming = TIMING
     queue_limit: int | None = None
+    mcu_protocol: int = PROTOCOL  # 1: the MCU speaks version 1 only
     now: float = 0.0
     connected: bool = True
 
     def __post_init__(self):
         self.host = Link(timing=self.timing, boot_id=0x11111111)
-        self.mcu = ShoeEmulator(timing=self.timing, queue_limit=self.queue_limit, seed=self.seed)
+        self.mcu = ShoeEmulator(timing=self.timing, queue_limit=self.queue_limit, seed=self.seed,
+                                protocol=self.mcu_protocol)
         self.to_host = FaultyLine(self.faults, seed=self.seed)
         self.to_mcu = FaultyLine(self.faults, seed=self.seed + 1)
         self.events: list = []
