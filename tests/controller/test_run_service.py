@@ -182,3 +182,70 @@ def test_the_main_loop_feeds_the_lamp_watchdog_while_it_runs():
     threading.Timer(0.8, stop.set).start()
     service._main_loop(SimpleNamespace(status="ok"), pipeline, watchdog)
     assert len(fed) >= 2  # every HEALTH_PERIOD while the loop is alive
+
+
+def write_empty_rig(tmp_path, device, frames: int):
+    """A rig whose camera shows only the empty window, for `frames` frames (hard links of
+    one image): the service runs a while and no card is read twice across a restart."""
+    config = write_rig(tmp_path, device)
+    folder = tmp_path / "empty-frames"
+    folder.mkdir()
+    first = folder / "frame_000000.png"
+    cv2.imwrite(str(first), np.full((200, 128, 3), 30, np.uint8))
+    for index in range(1, frames):
+        os.link(first, folder / f"frame_{index:06d}.png")
+    config.write_text(config.read_text().replace(str(tmp_path / "frames"), str(folder)))
+    return config
+
+
+def test_a_killed_service_journals_a_press_and_a_lid_change_in_flight_exactly_once(tmp_path):
+    """Issue 11: `sabot run` killed (SIGKILL) after journaling a press and a lid change whose
+    acks never reached the shoe, then started again from its journal: link version 2 sends
+    it what came after its resume point, so each is journaled once (version 1 sent the
+    unacknowledged press again)."""
+    from firmware_bridge.faults import Faults
+
+    journal_path = tmp_path / "journal" / "shoe.sqlite"
+    with PtyShoe(ShoeEmulator(seed=3)) as shoe:
+        config = write_empty_rig(tmp_path, shoe.device, frames=40_000)
+
+        def start():
+            return subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config",
+                                     str(config)], stderr=subprocess.PIPE, text=True)
+
+        def wait_for(kind, count=1):
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                if sum(o["kind"] == kind for o in observations_in(journal_path)) >= count:
+                    return
+                time.sleep(0.05)
+            raise AssertionError(f"no {kind} journaled")
+
+        first = start()
+        try:
+            shoe.press("acknowledge")  # brings the link up and the journal into being
+            wait_for("ack")
+            shoe.to_mcu.faults = Faults(drop=1.0)  # the host's acks no longer reach the shoe
+            shoe.set_lid(True)
+            shoe.press("no_more_bets")
+            wait_for("no_more_bets")
+            assert shoe.emulator.queued >= 2  # neither acknowledged
+            first.kill()
+            first.wait(timeout=20)
+            shoe.to_mcu.faults = Faults()
+            second = start()
+            shoe.press("card_disclosed")  # after the replay, in order: proof it is done
+            wait_for("disclosed")
+            second.send_signal(signal.SIGTERM)
+            assert second.wait(timeout=30) == 0, second.stderr.read()
+        finally:
+            for process in (first, locals().get("second")):
+                if process is not None and process.poll() is None:
+                    process.kill()
+    kinds = [o["kind"] for o in observations_in(journal_path)]
+    assert kinds.count("no_more_bets") == 1 and kinds.count("disclosed") == 1
+    with Journal(str(journal_path), create=False) as journal:
+        links = [r.body for r in journal.records() if r.kind == "link"]
+    assert [body["lid"] for body in links if "lid" in body] == [True]
+    assert [body["event"] for body in links] == sorted(body["event"] for body in links)
+    assert verify(str(journal_path)).ok
