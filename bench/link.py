@@ -19,7 +19,14 @@ from firmware_bridge import framing
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.faults import Faults
 from firmware_bridge.link import Link
-from firmware_bridge.messages import CardGone, CardPresent, LinkUp, MsgType, pack_counter
+from firmware_bridge.messages import (
+    CardGone,
+    CardPresent,
+    LinkUp,
+    MsgType,
+    pack_counter,
+    with_event,
+)
 from firmware_bridge.pty_shoe import PtyShoe
 from firmware_bridge.session import LinkTiming
 from firmware_bridge.transport import SerialTransport
@@ -29,8 +36,10 @@ BITS_PER_BYTE = 10  # 8N1: start + 8 data + stop
 
 
 def wire_seconds_per_card() -> float:
-    """Two frames (CARD_PRESENT, CARD_GONE) per card, each at its encoded length."""
-    frame = framing.encode(framing.Frame(MsgType.CARD_PRESENT, 1, 0, pack_counter(1)))
+    """Two frames (CARD_PRESENT, CARD_GONE) per card, each at its encoded length in link
+    version 2 (the event number in front of the card counter)."""
+    payload = with_event(1, pack_counter(1))
+    frame = framing.encode(framing.Frame(MsgType.CARD_PRESENT, 1, 0, payload))
     return 2 * len(frame) * BITS_PER_BYTE / BAUD
 
 
