@@ -28,3 +28,7 @@ class JournalError(SabotError, RuntimeError):
 
 class JournalPathError(JournalError, InputError):
     """The journal path given cannot be a journal at all (empty): the user's to fix."""
+
+
+class JournalKeyError(JournalError, InputError):
+    """A journal key or anchor file is missing, unreadable, of the wrong kind or exposed."""

@@ -2,10 +2,12 @@
 
 WAL mode with synchronous=FULL: a record is on disk when `append` returns. Each record holds
 the SHA-256 of the previous one, so any edit, insertion or deletion breaks the chain at the
-first record it touches (`controller.journal.verify`). Two limits: cutting off the newest records
-cannot be seen from the file alone (the newest hash must be kept elsewhere, e.g. by
-surveillance), and without a key a forger can re-chain everything, which replaying the
-observations through the rules then has to catch.
+first record it touches (`controller.journal.verify`). A forger with the file could re-chain
+everything, so a journal written with a `signer` (the table's Ed25519 key, `signing.py`)
+also keeps, in the same transaction as every write, the signed head of the chain in the
+`signatures` table: without the key nobody makes those. Cutting off the newest records
+still cannot be seen from the file alone: the newest signed head (the anchor) is kept
+elsewhere, by surveillance.
 
 Record kinds: `meta` (the table settings, first), `observation` (journaled before it is
 applied), `event` (with `cause`, the sequence number of the observation that produced it)
@@ -26,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from controller.errors import JournalError, JournalPathError
+from controller.journal.signing import Anchor, Signer
 
 GENESIS = "0" * 64
 _SCHEMA = """
@@ -37,6 +40,12 @@ CREATE TABLE IF NOT EXISTS records (
     body      TEXT    NOT NULL,
     prev_hash TEXT    NOT NULL,
     hash      TEXT    NOT NULL
+);
+CREATE TABLE IF NOT EXISTS signatures (
+    seq       INTEGER PRIMARY KEY,
+    hash      TEXT    NOT NULL,
+    key       TEXT    NOT NULL,
+    signature TEXT    NOT NULL
 )
 """
 
@@ -64,7 +73,7 @@ def record_hash(seq: int, ts_us: int, kind: str, cause: int | None, body_text: s
 
 class Journal:
     def __init__(self, path: str, clock: Callable[[], float] = time.time,
-                 create: bool = True):
+                 create: bool = True, signer: Signer | None = None):
         if not str(path).strip():
             # SQLite would open a temporary database, deleted at exit: nothing would be kept.
             raise JournalPathError("the journal path is empty: give a file (an empty path "
@@ -73,6 +82,7 @@ class Journal:
             raise JournalError(f"{path}: no such journal")
         self.path = path
         self._clock = clock
+        self._signer = signer
         self.read_only = not create
         try:
             if self.read_only:
@@ -92,7 +102,7 @@ class Journal:
                                        f"{', '.join(sorted(tables))}), not a Sabot journal")
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
-                self._db.execute(_SCHEMA)
+                self._db.executescript(_SCHEMA)
             tail = self._db.execute(
                 "SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         except sqlite3.OperationalError as error:
@@ -147,12 +157,16 @@ class Journal:
             prev = digest
         if not records:
             return []
+        head = self._signer.sign(seq, prev) if self._signer is not None else None
         try:
             with self._transaction():
                 self._db.executemany(
                     "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [(r.seq, r.ts_us, r.kind, r.cause, canonical(r.body), r.prev_hash, r.hash)
                      for r in records])
+                if head is not None:
+                    self._db.execute("INSERT INTO signatures VALUES (?, ?, ?, ?)",
+                                     (head.seq, head.hash, head.key, head.signature))
         except sqlite3.Error as error:  # disk full, I/O error, locked by a stranger
             raise JournalError(f"{self.path}: cannot write the journal ({error})") from None
         self._seq, self._hash = seq, prev
@@ -169,6 +183,25 @@ class Journal:
             except json.JSONDecodeError:
                 raise JournalError(f"{self.path}: record {seq} is not JSON") from None
             yield Record(seq, ts_us, kind, cause, parsed, prev_hash, digest)
+
+    def signatures(self) -> list[Anchor]:
+        """Every signed head, oldest first (none in a journal written without a key)."""
+        try:
+            rows = self._db.execute(
+                "SELECT seq, hash, key, signature FROM signatures ORDER BY seq").fetchall()
+        except sqlite3.OperationalError:  # written before journals were signed
+            return []
+        return [Anchor(int(seq), str(digest), str(key), str(signature))
+                for seq, digest, key, signature in rows]
+
+    def signed_rows(self) -> tuple[list[tuple], list[Anchor]]:
+        """`raw_rows` and `signatures` as of one moment (one read transaction): a write of
+        the service in between would otherwise look like an unsigned or a missing record."""
+        self._db.execute("BEGIN")
+        try:
+            return list(self.raw_rows()), self.signatures()
+        finally:
+            self._db.execute("COMMIT")
 
     def raw_rows(self) -> Iterator[tuple]:
         """Rows as stored (body as text), for verification of the chain."""

@@ -1,4 +1,10 @@
-"""`sabot verify`: prove a journal was not altered, and that replaying it gives its events."""
+"""`sabot verify`: prove a journal was not altered, and that replaying it gives its events.
+
+Three levels, each catching more: the SHA-256 chain and the replay (any edit by someone who
+did not recompute the chain); the signed heads checked against a key the verifier trusts
+(`key`: a re-chained journal, records appended without the key); an anchor kept outside
+the journal (`anchor`: a journal cut short, or rewritten back to an older signed head).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,11 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
 from controller.errors import SabotError
 from controller.journal.replay import replay
+from controller.journal.signing import Anchor, public_hex, public_key_from_hex
 from controller.journal.store import GENESIS, Journal, record_hash
 
 
@@ -35,7 +44,76 @@ def chain_problem(rows: list[tuple]) -> tuple[int, str] | None:
     return None
 
 
-def verify(path: str) -> Verdict:
+def verify(path: str, *, key: Ed25519PublicKey | None = None,
+           anchor: Anchor | None = None) -> Verdict:
+    """`key`: the table's public key, trusted; `anchor`: a signed head kept elsewhere."""
+    verdict = _verify_content(path)
+    if not verdict.ok:
+        return verdict
+    with Journal(path, create=False) as journal:
+        rows, signed = journal.signed_rows()
+    problem = _signature_problem(rows, signed, key, anchor)
+    if problem is not None:
+        return Verdict(False, verdict.records, problem)
+    return Verdict(True, verdict.records, verdict.message + _signature_note(signed, key, anchor))
+
+
+def latest_anchor(path: str) -> Anchor | None:
+    """The newest signed head of the journal at `path` (None: not signed)."""
+    with Journal(path, create=False) as journal:
+        signed = journal.signatures()
+    return signed[-1] if signed else None
+
+
+def _signature_problem(rows: list[tuple], signed: list[Anchor], key, anchor) -> str | None:
+    hashes = {row[0]: row[6] for row in rows}
+    trusted = public_hex(key) if key is not None else None
+    if anchor is not None:
+        anchor_key = public_key_from_hex(anchor.key, "the anchor")
+        if not anchor.signed_by(anchor_key):
+            return "the anchor's signature is not valid: it was not made by its key"
+        if trusted is not None and anchor.key != trusted:
+            return f"the anchor is signed by key {anchor.key[:16]}..., not the trusted key"
+        trusted = anchor.key
+        if anchor.seq < 1:
+            return f"the anchor names record {anchor.seq}: records are numbered from 1"
+        if anchor.seq > len(rows):
+            return (f"the journal ends at record {len(rows)}, but the anchor names record "
+                    f"{anchor.seq}: records were cut off")
+        if hashes[anchor.seq] != anchor.hash:
+            return (f"record {anchor.seq} is not the one the anchor signed: the journal was "
+                    "rewritten")
+    for head in signed:
+        if hashes.get(head.seq) != head.hash:
+            return (f"the signed head of record {head.seq} names a hash the journal does not "
+                    "hold: it was rewritten after it was signed")
+        if trusted is not None and head.key != trusted:
+            return f"record {head.seq} is signed by key {head.key[:16]}..., not the trusted key"
+        try:
+            valid = head.signed_by(public_key_from_hex(head.key, f"record {head.seq}"))
+        except SabotError:
+            valid = False
+        if not valid:
+            return f"the signature of record {head.seq} is not valid"
+    if trusted is not None:
+        last = signed[-1].seq if signed else 0
+        if last < len(rows):
+            return (f"records {last + 1}-{len(rows)} are not signed: written by someone "
+                    "without the table's key")
+    return None
+
+
+def _signature_note(signed: list[Anchor], key, anchor) -> str:
+    if not signed:
+        return "; not signed"
+    if key is None and anchor is None:
+        return (f"; signed by key {signed[-1].key[:16]}... (give --key or --anchor to check "
+                "that it is the table's)")
+    checked = f"; every signature by the trusted key, up to record {signed[-1].seq}"
+    return checked + (f"; matches the anchor at record {anchor.seq}" if anchor else "")
+
+
+def _verify_content(path: str) -> Verdict:
     with Journal(path, create=False) as journal:
         try:
             rows = list(journal.raw_rows())

@@ -23,6 +23,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 from controller.journal.replay import last_link_state
+from controller.journal.signing import Signer
 from controller.journal.store import Journal
 from controller.service.pipeline import Handled, Pipeline
 from controller.service.runtime import ShoeRuntime
@@ -63,9 +64,10 @@ class TableAssembly:
     def __init__(self, settings: dict, journal_path: str, drivers: Drivers, *,
                  sinks: Iterable[Sink] = (), on_handled: Callable[[Handled], None] | None = None,
                  on_status: Callable[[str], None] = log.warning,
-                 table_id: str | None = None) -> None:
+                 table_id: str | None = None, signer: Signer | None = None) -> None:
         self._stack = ExitStack()
         self.table_id = table_id
+        self._signer = signer  # the table's journal key; None: the journal is not signed
         try:
             self._build(settings, journal_path, drivers, list(sinks), on_handled, on_status)
         except BaseException:
@@ -76,7 +78,7 @@ class TableAssembly:
                on_status) -> None:
         stack = self._stack
         stack.callback(drivers.camera.close)  # opened by the caller, closed with the table
-        self.journal = Journal(journal_path)
+        self.journal = Journal(journal_path, signer=self._signer)
         stack.callback(self.journal.close)
         self.publisher: Publisher | None = None
         if drivers.broker is not None:

@@ -44,6 +44,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "journal": {
         "path": Key(str, "/var/lib/sabot/journal.sqlite", "SQLite journal (WAL, hash-chained)"),
+        "key": Key(str, "", "Ed25519 key that signs the journal's chain head, created "
+                   "owner-only on first start with KEY.pub beside it for surveillance ('': "
+                   "PATH.key beside the journal; docs/security.md)"),
     },
     "camera": {
         "source": Key(str, "v4l2", "frame source", ("v4l2", "picamera2", "http", "file",

@@ -16,6 +16,7 @@ import time
 from contextlib import ExitStack
 
 from controller.errors import ConfigError
+from controller.journal.signing import load_or_create_signer
 from controller.service.assembly import Drivers, TableAssembly
 from controller.service.config import broker_address
 from controller.service.runtime import ShoeRuntime
@@ -79,9 +80,11 @@ class Service:
                 drivers.broker = open_client(address, client_id=f"sabot-{table_id}",
                                              will=(topic(table_id, "status"), OFFLINE))
                 log.info("publishing to %s as table %s", address, table_id)
-            table = stack.enter_context(TableAssembly(self.settings, config["journal"]["path"],
-                                                      drivers, on_status=log.warning,
-                                                      table_id=table_id))
+            journal_path = config["journal"]["path"]
+            signer = load_or_create_signer(config["journal"]["key"] or f"{journal_path}.key")
+            table = stack.enter_context(TableAssembly(self.settings, journal_path, drivers,
+                                                      on_status=log.warning, table_id=table_id,
+                                                      signer=signer))
             log.info("journal %s: %d observations replayed; lamps %s", table.journal.path,
                      len(table.recovered), sorted(table.service.table.lamps()))
             self.runtime = table.runtime

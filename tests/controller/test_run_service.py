@@ -15,6 +15,7 @@ import pytest
 
 from controller.cli import main
 from controller.errors import ConfigError
+from controller.journal.signing import load_public_key
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 from controller.service.config import validate
@@ -124,7 +125,12 @@ def test_the_service_stops_by_itself_when_its_recorded_camera_ends(tmp_path):
                                   str(config)], capture_output=True, text=True, timeout=120)
     assert service.returncode == 0, service.stderr
     assert "the recorded camera ended after" in service.stderr
-    assert cards_in(tmp_path / "journal" / "shoe.sqlite") == CARDS
+    journal = tmp_path / "journal" / "shoe.sqlite"
+    assert cards_in(journal) == CARDS
+    # Signed with the table's key, made at first start beside the journal (issue 12).
+    public = load_public_key(f"{journal}.key.pub")
+    verdict = verify(str(journal), key=public)
+    assert verdict.ok and "every signature by the trusted key" in verdict.message
 
 
 def observations_in(path) -> list[dict]:

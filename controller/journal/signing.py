@@ -1,0 +1,160 @@
+"""Signed chain heads: what makes a re-chained journal, or one cut short, detectable.
+
+The SHA-256 chain alone proves nothing against someone who has the file: they can change a
+card and recompute every hash. So the service signs the head of the chain (the newest
+record's sequence number and hash) with the table's Ed25519 key in the transaction of every
+write (`Journal(signer=...)`), and publishes the newest signed head, the **anchor**, to
+surveillance. `verify` checks the signatures against a public key it trusts (never one the
+journal itself names), and an anchor kept elsewhere shows a journal cut short.
+
+Key files: the private key, PEM (PKCS #8), owner-only, created on first use; beside it
+`KEY.pub`, one line `ed25519 <64 hex digits>`, to hand to surveillance.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+
+from controller.errors import JournalKeyError
+
+PUBLIC_PREFIX = "ed25519 "
+
+
+def head_message(seq: int, digest: str) -> bytes:
+    """What is signed: the chain head, tagged so a signature means nothing elsewhere."""
+    return f"sabot-journal-head-v1\n{seq}\n{digest}".encode()
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A signed chain head: record `seq` has hash `hash`, signed by the key `key`."""
+
+    seq: int
+    hash: str
+    key: str  # the public key, 64 hex digits
+    signature: str  # 128 hex digits
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: object, where: str) -> Anchor:
+        fields = {"seq": int, "hash": str, "key": str, "signature": str}
+        if not isinstance(data, dict) or set(data) != set(fields) or any(
+                type(data[name]) is not kind for name, kind in fields.items()):
+            raise JournalKeyError(f"{where}: an anchor is a JSON object with exactly "
+                                  f"{', '.join(fields)} (as `sabot verify --print-anchor` "
+                                  "prints it)")
+        return cls(**data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Anchor:
+        try:
+            text = Path(path).read_text(encoding="utf-8").strip()
+            lines = [line for line in text.splitlines() if line.strip()]
+            return cls.from_dict(json.loads(lines[-1] if lines else ""), str(path))
+        except OSError as error:
+            raise JournalKeyError(f"{path}: cannot read the anchor ({error.strerror})") from None
+        except JournalKeyError:
+            raise
+        except (ValueError, UnicodeDecodeError):
+            raise JournalKeyError(f"{path}: not an anchor (one JSON line, as `sabot verify "
+                                  "--print-anchor` prints it)") from None
+
+    def signed_by(self, public: Ed25519PublicKey) -> bool:
+        try:
+            public.verify(bytes.fromhex(self.signature), head_message(self.seq, self.hash))
+        except (InvalidSignature, ValueError):
+            return False
+        return public_hex(public) == self.key
+
+
+class Signer:
+    def __init__(self, private: Ed25519PrivateKey):
+        self._private = private
+        self.public = private.public_key()
+        self.key = public_hex(self.public)
+
+    def sign(self, seq: int, digest: str) -> Anchor:
+        signature = self._private.sign(head_message(seq, digest)).hex()
+        return Anchor(seq, digest, self.key, signature)
+
+
+def public_hex(public: Ed25519PublicKey) -> str:
+    return public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw).hex()
+
+
+def public_key_from_hex(text: str, where: str) -> Ed25519PublicKey:
+    try:
+        return Ed25519PublicKey.from_public_bytes(bytes.fromhex(text))
+    except ValueError:
+        raise JournalKeyError(f"{where}: not an Ed25519 public key (64 hex digits)") from None
+
+
+def load_public_key(path: str | Path) -> Ed25519PublicKey:
+    """A `KEY.pub` file (`ed25519 <hex>`), or the private key file itself."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError as error:
+        raise JournalKeyError(f"{path}: cannot read the key ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise JournalKeyError(f"{path}: not a key file") from None
+    if text.startswith(PUBLIC_PREFIX):
+        return public_key_from_hex(text[len(PUBLIC_PREFIX):].strip(), str(path))
+    return _private_from_pem(text.encode(), path).public_key()
+
+
+PRIVATE = 0o600
+
+
+def load_or_create_signer(path: str | Path) -> Signer:
+    """The table's signing key at `path`, created (owner-only, with `path`.pub) if absent."""
+    path = Path(path)
+    if not path.exists():
+        private = Ed25519PrivateKey.generate()
+        pem = private.private_bytes(serialization.Encoding.PEM,
+                                    serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption())
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE)
+            with os.fdopen(descriptor, "wb") as file:
+                file.write(pem)
+                file.flush()
+                os.fsync(file.fileno())
+            public_file = Path(f"{path}.pub")
+            public_file.write_text(f"{PUBLIC_PREFIX}{public_hex(private.public_key())}\n")
+        except FileExistsError:
+            pass  # another process made it a moment ago: use theirs
+        except OSError as error:
+            raise JournalKeyError(f"{path}: cannot create the journal key "
+                                  f"({error.strerror})") from None
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise JournalKeyError(f"{path}: cannot read the journal key ({error.strerror})") from None
+    if path.stat().st_mode & 0o077:
+        raise JournalKeyError(f"{path}: the journal key is readable by others (chmod 600 it): "
+                              "whoever reads it can sign a forged journal")
+    return Signer(_private_from_pem(data, path))
+
+
+def _private_from_pem(data: bytes, path: Path) -> Ed25519PrivateKey:
+    try:
+        private = serialization.load_pem_private_key(data, password=None)
+    except (ValueError, TypeError):
+        raise JournalKeyError(f"{path}: not an unencrypted PEM private key") from None
+    if not isinstance(private, Ed25519PrivateKey):
+        raise JournalKeyError(f"{path}: the journal key must be Ed25519")
+    return private
