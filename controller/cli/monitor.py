@@ -26,6 +26,9 @@ def register(subparsers) -> None:
                         "$XDG_STATE_HOME/sabot/monitor.sqlite or ~/.local/state/...)")
     parser.add_argument("--group", metavar="NAME", help="share the tables' events with the "
                         "other monitors of this group (MQTT 5 shared subscription)")
+    parser.add_argument("--keys", metavar="DIR", help="the tables' public keys, one "
+                        "TABLE.pub per table (the KEY.pub beside its journal key): their "
+                        "signed journal heads are checked against them (docs/security.md)")
     parser.add_argument("--username", metavar="USER", help="broker user name")
     parser.add_argument("--password-file", metavar="PATH", help="file holding the password")
     parser.add_argument("--ca-file", metavar="PATH", help="mqtts: the broker's CA")
@@ -40,6 +43,20 @@ def http_address(text: str) -> tuple[str, int]:
     if not port.isdigit() or not 0 < int(port) < 65536:
         raise InputError(f"--http {text!r}: give HOST:PORT, the port a number 1-65535")
     return host, int(port)
+
+
+def table_keys(folder: Path) -> dict[str, str]:
+    """Table id -> public key (hex) from the TABLE.pub files in `folder`."""
+    from controller.journal.signing import load_public_key, public_hex
+    from controller.surveillance.messages import check_table_id
+
+    if not folder.is_dir():
+        raise InputError(f"--keys {folder}: not a folder")
+    keys = {check_table_id(file.stem, f"--keys {file}: table id"): public_hex(
+        load_public_key(file)) for file in sorted(folder.glob("*.pub"))}
+    if not keys:
+        raise InputError(f"--keys {folder}: no TABLE.pub file in it")
+    return keys
 
 
 def default_db() -> Path:
@@ -76,7 +93,8 @@ def run(args) -> int:
     # kept for it meanwhile) again.
     client = open_client(address, session=True,
                          client_id=f"sabot-monitor-{socket.gethostname()}-{args.group or port}")
-    service = MonitorService(client, MonitorStore(str(db)), group=args.group).start()
+    keys = table_keys(Path(args.keys)) if args.keys else {}
+    service = MonitorService(client, MonitorStore(str(db)), group=args.group, keys=keys).start()
     print(f"sabot monitor: http://{host}:{port}/ ; broker {address}; history {db}",
           file=sys.stderr, flush=True)
     try:

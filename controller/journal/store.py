@@ -194,6 +194,15 @@ class Journal:
         return [Anchor(int(seq), str(digest), str(key), str(signature))
                 for seq, digest, key, signature in rows]
 
+    def signed_head(self, upto: int) -> Anchor | None:
+        """The newest signed head at or before record `upto` (None: none)."""
+        try:
+            row = self._db.execute("SELECT seq, hash, key, signature FROM signatures WHERE "
+                                   "seq <= ? ORDER BY seq DESC LIMIT 1", (upto,)).fetchone()
+        except sqlite3.OperationalError:  # written before journals were signed
+            return None
+        return Anchor(int(row[0]), str(row[1]), str(row[2]), str(row[3])) if row else None
+
     def signed_rows(self) -> tuple[list[tuple], list[Anchor]]:
         """`raw_rows` and `signatures` as of one moment (one read transaction): a write of
         the service in between would otherwise look like an unsigned or a missing record."""

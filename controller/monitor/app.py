@@ -78,6 +78,18 @@ def create_app(service: MonitorService, *, clock=None) -> Starlette:
                            if table in room.tables else None)
         return _json(detail) if detail is not None else _missing(f"no table {table!r}")
 
+    async def api_anchor(request: Request) -> Response:
+        """The table's newest signed head that passed, one JSON line: what `sabot verify
+        JOURNAL --anchor FILE` checks a journal against."""
+        table = request.path_params["table"]
+        anchor = await ask(lambda room: room.tables[table].evidence.anchor
+                           if table in room.tables else None)
+        if anchor is None:
+            return _missing(f"no signed head of table {table!r}")
+        line = json.dumps(anchor, sort_keys=True, separators=(",", ":")) + "\n"
+        return Response(line, media_type="application/json", headers={
+            "Content-Disposition": f'attachment; filename="{table}.anchor"'})
+
     async def api_shoe(request: Request) -> Response:
         table, name = request.path_params["table"], request.path_params["shoe"]
         as_csv = name.endswith(".csv")
@@ -124,6 +136,7 @@ def create_app(service: MonitorService, *, clock=None) -> Starlette:
         Route("/static/{name}", static_file),
         Route("/api/tables", api_tables),
         Route("/api/tables/{table}", api_table),
+        Route("/api/tables/{table}/anchor", api_anchor),
         Route("/api/tables/{table}/shoes/{shoe}", api_shoe),
         Route("/api/stream", stream),
     ]

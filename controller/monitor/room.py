@@ -15,7 +15,9 @@ import io
 from dataclasses import dataclass, field
 
 from contract import LAMP_NAMES
+from controller.errors import SabotError
 from controller.game import roads
+from controller.journal.signing import Anchor, public_key_from_hex
 from controller.surveillance.tally import ShoeTally
 
 LAST_RESULTS = 12  # shown per table on the room page
@@ -54,6 +56,56 @@ def _counts(tally: dict) -> dict:
 
 
 @dataclass
+class Evidence:
+    """What the signed heads a table published say about its journal (docs/security.md).
+
+    `signed`: every head so far is validly signed (by the table's trusted key, when the
+    monitor was given one) and none went back; `broken`: one was not, with the reason, and
+    it stays so (a journal cut short or rewritten does not heal); `unsigned`: no head yet."""
+
+    state: str = "unsigned"
+    anchor: dict | None = None  # the newest head that passed, for `sabot verify --anchor`
+    problem: str = ""
+
+    def check(self, head: dict | None, trusted: str | None) -> None:
+        if self.state == "broken":
+            return
+        if head is None:
+            if self.anchor is not None:
+                self._break(f"the table stopped signing its journal after record "
+                            f"{self.anchor['seq']}")
+            return
+        anchor = Anchor(**head)
+        try:
+            valid = anchor.signed_by(public_key_from_hex(anchor.key, "the published head"))
+        except SabotError:
+            valid = False
+        previous = self.anchor
+        if not valid:
+            self._break(f"the head of record {anchor.seq} is not validly signed")
+        elif trusted is not None and anchor.key != trusted:
+            self._break(f"record {anchor.seq} is signed by key {anchor.key[:16]}..., not the "
+                        "table's")
+        elif previous is not None and anchor.key != previous["key"]:
+            self._break(f"the signing key changed at record {anchor.seq}")
+        elif previous is not None and anchor.seq < previous["seq"]:
+            self._break(f"the journal went back from record {previous['seq']} to "
+                        f"{anchor.seq}: it was cut short or rolled back")
+        elif previous is not None and anchor.seq == previous["seq"] \
+                and anchor.hash != previous["hash"]:
+            self._break(f"record {anchor.seq} changed after it was signed")
+        else:
+            self.state, self.anchor = "signed", dict(head)
+
+    def _break(self, problem: str) -> None:
+        self.state, self.problem = "broken", problem
+
+    def summary(self) -> dict:
+        return {"state": self.state, "signed_up_to": self.anchor["seq"] if self.anchor else None,
+                "problem": self.problem}
+
+
+@dataclass
 class TableView:
     table: str
     status: str = "unknown"  # online, offline, unknown (never heard of its status)
@@ -65,6 +117,8 @@ class TableView:
     hands: dict = field(default_factory=lambda: {"round": None, "player": [], "banker": []})
     lamps: list[str] = field(default_factory=list)
     open_faults: list[dict] = field(default_factory=list)
+    evidence: Evidence = field(default_factory=Evidence)
+    trusted_key: str | None = None  # the table's public key, when the monitor was given it
 
     def __post_init__(self) -> None:
         if not self.shoes:
@@ -120,6 +174,7 @@ class TableView:
 
     def set_state(self, state: dict) -> None:
         self.state = state
+        self.evidence.check(state.get("anchor"), self.trusted_key)
         if state.get("lamps") is not None and state.get("seq", 0) >= self.last_seq:
             self.lamps = list(state["lamps"])
         if self.shoe.tally.decks is None and state.get("decks"):
@@ -139,7 +194,7 @@ class TableView:
             "open_faults": self.open_faults,
             "irregularities": tally["irregularities"],
             "last_event_ts": self.last_event_ts, "seconds_since_event": since,
-            "last_seq": self.last_seq, **_counts(tally),
+            "last_seq": self.last_seq, "journal": self.evidence.summary(), **_counts(tally),
         }
 
     def detail(self, now: float | None = None) -> dict:
@@ -157,13 +212,15 @@ class TableView:
 
 
 class Room:
-    def __init__(self) -> None:
+    def __init__(self, keys: dict[str, str] | None = None) -> None:
+        """`keys`: table id -> its trusted public key (hex), for the evidence check."""
         self.tables: dict[str, TableView] = {}
+        self.keys = dict(keys or {})
 
     def table(self, table: str) -> TableView:
         view = self.tables.get(table)
         if view is None:
-            view = self.tables[table] = TableView(table)
+            view = self.tables[table] = TableView(table, trusted_key=self.keys.get(table))
         return view
 
     def add_event(self, table: str, message: dict) -> bool:

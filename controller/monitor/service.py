@@ -66,10 +66,12 @@ def _offer(inbox, item) -> None:
 
 class MonitorService:
     def __init__(self, client: BrokerClient, store: MonitorStore, *, group: str | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 keys: dict[str, str] | None = None) -> None:
+        """`keys`: table id -> the table's trusted public key (hex), to check its heads."""
         self.client = client
         self.store = store
-        self.room = Room()
+        self.room = Room(keys)
         self.updates = Updates()
         self.clock = clock
         self.rejected = 0  # messages that were not a shoe's

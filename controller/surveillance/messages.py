@@ -6,7 +6,8 @@ Topics (`<table>` is the config's `[table] id`):
   (the event's own keys after these four). Delivery is at least once: a consumer drops a
   `seq` it has already seen.
 - `sabot/<table>/state`: retained, after every batch of events: the table as it stands
-  (`state_message`).
+  (`Publisher.state`), with `anchor`, the journal's newest signed head (`seq`, `hash`,
+  `key`, `signature`, docs/security.md), or null when the journal is not signed.
 - `sabot/<table>/status`: retained `online`, and `offline` as the Last Will or at a clean stop.
 """
 
@@ -18,6 +19,7 @@ import re
 
 from contract import ALL_CARDS, LAMP_NAMES
 from controller.errors import InputError
+from controller.journal.signing import Anchor
 
 ROOT = "sabot"
 _CODES = frozenset(ALL_CARDS)
@@ -90,6 +92,11 @@ def decode(name: str, payload: bytes) -> tuple[str, str, object]:
         _check_event(name, body)
     else:
         _check_number(name, body, "seq", integer=True)
+        if body.get("anchor") is not None:
+            try:
+                Anchor.from_dict(body["anchor"], f"{name}: anchor")
+            except InputError as error:
+                raise MessageError(str(error)) from None
     return table, kind, body
 
 

@@ -24,6 +24,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 from controller.errors import JournalError
@@ -68,6 +69,7 @@ class Publisher:
         self._replica: Table | None = None
         self._settings: dict = {}
         self._replica_seq = 0
+        self._anchor = None  # the newest signed head at or before the replica (signing.Anchor)
         self._replica_hash = GENESIS
         self._tally = ShoeTally()
         self._state_seq = -1
@@ -198,6 +200,7 @@ class Publisher:
                 self._take_acks()
             self._cursor = record.seq
         if self._replica_seq != self._state_seq:
+            self._anchor = journal.signed_head(self._replica_seq)
             state = messages.encode(self.state())
             if self.client.publish(messages.topic(self.table, "state"), state, qos=1,
                                    retain=True) is not None:
@@ -206,6 +209,7 @@ class Publisher:
     def _advance_replica(self, journal: Journal) -> None:
         for record in journal.records(after=self._replica_seq):
             self._model(record)
+        self._anchor = journal.signed_head(self._replica_seq)
 
     def _model(self, record: Record) -> None:
         """The replica table and the tally, advanced once per record."""
@@ -228,10 +232,11 @@ class Publisher:
         table = self._replica
         snapshot = table.state.snapshot() if table is not None else {}
         lamps = sorted(table.lamps()) if table is not None else []
+        anchor = asdict(self._anchor) if self._anchor is not None else None
         return {"table": self.table, "seq": self._replica_seq, "hash": self._replica_hash,
                 "ts": self._clock(), "decks": self._settings.get("decks"),
                 "style": self._settings.get("style"), **snapshot, "lamps": lamps,
-                "tally": self._tally.summary()}
+                "tally": self._tally.summary(), "anchor": anchor}
 
     # -- the acknowledged position -----------------------------------------------------------
 

@@ -67,11 +67,11 @@ class Subscriber:
 class Table:
     """A table that journals observations and publishes them."""
 
-    def __init__(self, folder, name: str, client, decks: int = 1):
+    def __init__(self, folder, name: str, client, decks: int = 1, signer=None):
         self.name = name
         self.path = folder / f"{name}.sqlite"
-        self.service = TableService(Journal(str(self.path)), {**SETTINGS, "decks": decks},
-                                    table_id=name)
+        self.service = TableService(Journal(str(self.path), signer=signer),
+                                    {**SETTINGS, "decks": decks}, table_id=name)
         self.service.recover()
         self.publisher = Publisher(str(self.path), name, client, poll=0.01).start()
         self.service._sinks.append(self.publisher.sink)
@@ -93,8 +93,8 @@ class Table:
 
 
 class MonitorServer:
-    def __init__(self, client, db_path) -> None:
-        self.service = MonitorService(client, MonitorStore(str(db_path))).start()
+    def __init__(self, client, db_path, keys: dict[str, str] | None = None) -> None:
+        self.service = MonitorService(client, MonitorStore(str(db_path)), keys=keys).start()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(create_app(self.service), host="127.0.0.1", port=self.port,

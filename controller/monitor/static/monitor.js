@@ -67,9 +67,16 @@ function debounced(fn, ms) {
 
 // -- the room ---------------------------------------------------------------------------
 
+// What the table's signed journal heads say (docs/security.md): one line, loud when broken.
+function journalLine(j) {
+  if (j.state === "broken") return el("div", { class: "line alert journal", text: `JOURNAL: ${j.problem}` });
+  const text = j.state === "signed" ? `journal signed up to record ${j.signed_up_to}` : "journal not signed";
+  return el("div", { class: "line dim journal", text });
+}
+
 function tile(t) {
   const classes = ["tile", t.status];
-  if (t.open_faults.length) classes.push("fault");
+  if (t.open_faults.length || t.journal.state === "broken") classes.push("fault");
   else if (t.irregularities) classes.push("irregular");
   const lit = t.lamps.length ? t.lamps.join(", ") : "none";
   const results = el("div", { class: "results" },
@@ -90,6 +97,7 @@ function tile(t) {
                          : null,
     t.irregularities ? el("div", { class: "line warn",
                                    text: `${t.irregularities} irregularities this shoe` }) : null,
+    journalLine(t.journal),
     el("div", { class: "line dim since", "data-ts": t.last_event_ts ?? "",
                 text: ago(t.seconds_since_event) }));
   return node;
@@ -187,6 +195,9 @@ function nowOf(t) {
           `left, last event ${ago(t.seconds_since_event)}`);
   replace("faults", ...t.open_faults.map((f) => el("p", { class: "alert",
     text: `FAULT (round ${f.round ?? "-"}): ${f.reason}` })));
+  const anchor = t.journal.state === "signed"
+    ? el("a", { href: `/api/tables/${encodeURIComponent(t.table)}/anchor`, text: " (anchor)" }) : null;
+  replace("journal", journalLine(t.journal), anchor);
 }
 
 function shoesOf(t) {
