@@ -6,10 +6,11 @@ replay them exactly (`to_dict` / `observation_from_dict`).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from typing import ClassVar
 
 from controller.errors import InputError
+from controller.game.cards import parse_card
 
 
 @dataclass(frozen=True)
@@ -82,14 +83,33 @@ def to_dict(observation: Observation) -> dict:
     return {"kind": observation.kind, **asdict(observation)}
 
 
+_FIELD_TYPES = {"str": str, "bool": bool}
+
+
 def observation_from_dict(record: dict) -> Observation:
-    """Inverse of `to_dict`; an unknown kind or field is an InputError naming it."""
+    """Inverse of `to_dict`; anything else (not an object, an unknown kind or field, a field
+    missing or of the wrong type, a card that is no card code) is an InputError naming it:
+    a journal's records come from a file anyone may have edited."""
+    if not isinstance(record, dict):
+        raise InputError(f"an observation is an object, not {type(record).__name__}")
     kind = record.get("kind")
-    cls = _BY_KIND.get(kind)
+    cls = _BY_KIND.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise InputError(f"unknown observation kind {kind!r}")
-    names = {f.name for f in fields(cls)}
-    extra = set(record) - names - {"kind"}
+    declared = {f.name: f for f in fields(cls)}
+    extra = set(record) - set(declared) - {"kind"}
     if extra:
-        raise InputError(f"observation {kind!r} has unknown fields {sorted(extra)}")
-    return cls(**{k: v for k, v in record.items() if k != "kind"})
+        raise InputError(f"observation {kind!r} has unknown fields {sorted(map(str, extra))}")
+    values = {k: v for k, v in record.items() if k != "kind"}
+    for name, declared_field in declared.items():
+        if name not in values:
+            if declared_field.default is MISSING:
+                raise InputError(f"observation {kind!r} has no {name}")
+            continue
+        if type(values[name]) is not _FIELD_TYPES[declared_field.type]:
+            raise InputError(f"observation {kind!r}: {name} must be {declared_field.type}, "
+                             f"not {values[name]!r}")
+    if cls is Card and parse_card(values["card"]) != values["card"]:
+        raise InputError(f"observation 'card': {values['card']!r} is not a card code as "
+                         "the journal writes them")
+    return cls(**values)

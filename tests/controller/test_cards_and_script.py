@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from controller.errors import CardCodeError, InputError
@@ -51,3 +53,22 @@ def test_observations_round_trip_through_dicts():
         assert obs.observation_from_dict(obs.to_dict(o)) == o
     with pytest.raises(InputError, match="unknown observation kind 'bogus'"):
         obs.observation_from_dict({"kind": "bogus"})
+
+
+@pytest.mark.parametrize("record, expected", [
+    (None, "an observation is an object, not NoneType"),
+    ([], "an observation is an object, not list"),
+    ({"kind": ["card"]}, "unknown observation kind ['card']"),
+    ({"kind": "card"}, "observation 'card' has no card"),
+    ({"kind": "card", "card": 9}, "card must be str, not 9"),
+    ({"kind": "card", "card": "9H", "face_up": 1}, "face_up must be bool, not 1"),
+    ({"kind": "card", "card": "9h"}, "not a card code as the journal writes them"),
+    ({"kind": "card", "card": "XX"}, "'XX' is not a card code"),
+    ({"kind": "equipment_fault"}, "observation 'equipment_fault' has no reason"),
+])
+def test_a_journaled_observation_that_is_not_one_is_an_input_error(record, expected):
+    """Issue 12, found by the fault campaign's fuzzer: a record that was not an object, or a
+    card that was no card code, ended in AttributeError or in a CardCodeError from deep in
+    the table instead of a clear error at the record."""
+    with pytest.raises(InputError, match=re.escape(expected)):
+        obs.observation_from_dict(record)

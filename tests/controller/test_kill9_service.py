@@ -8,10 +8,10 @@ import subprocess
 import sys
 import time
 
+from bench.kills import events_of, records_in, wait_then_kill
 from controller.game.script import format_script
 from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.journal.verify import verify
-from tests.controller.test_kill9 import events_of, records_in, wait_then_kill
 
 
 def simulate(script, journal):

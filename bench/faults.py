@@ -1,0 +1,570 @@
+"""The fault campaign (issue 12): inject every fault class we can, with fixed seeds, count what
+survived and what was lost or doubled, and write RELIABILITY.md. `make faults` runs it;
+`--quick` runs a few of each (a test runs that).
+
+Each class is one function returning a `Row`: how many faults were injected, how many the
+table survived as it should (events exactly once, a fault named when something was really
+lost), events lost without a word and events doubled (both must be 0), and a note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import platform
+import random
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from bench.kills import FinishedFirst, events_of, records_in, sabot, wait_then_kill
+from controller.game.script import format_script, parse_script
+from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
+from controller.journal.verify import verify
+
+
+@dataclass
+class Row:
+    fault: str
+    injected: int = 0
+    survived: int = 0
+    lost: int = 0  # events lost without a fault that names them
+    doubled: int = 0
+    note: str = ""
+
+
+def _multiset_diff(expected: list, got: list) -> tuple[int, int]:
+    """(missing, extra) between two lists of events, order aside."""
+    want, have = Counter(map(repr, expected)), Counter(map(repr, got))
+    return sum((want - have).values()), sum((have - want).values())
+
+
+def _shoe_script(folder: Path, seed: int) -> Path:
+    script = folder / f"shoe-{seed}.txt"
+    script.write_text(format_script(dealt_until_shoe_end(shuffled_shoe(1, seed=seed), 1)))
+    return script
+
+
+# ---- power loss ----------------------------------------------------------------------------
+
+def power_loss_service(shoes: int, kills: int, folder: Path) -> Row:
+    """SIGKILL of `sabot simulate` (camera frames, the emulated shoe on a pty, the table
+    thread and the journal: the assembly of `sabot run`) at random moments of a shoe, then
+    started again on the same journal until the shoe is done."""
+    row = Row("power loss: SIGKILL of the service (`sabot simulate`), restarted")
+    for seed in range(1, shoes + 1):
+        script = _shoe_script(folder, seed)
+        reference, victim = folder / f"ref-{seed}.db", folder / f"victim-{seed}.db"
+
+        def run(journal: Path, script=script, seed=seed):
+            return sabot("simulate", "--json", "--shoe", script, "--decks", "1", "--seed",
+                         seed, "--journal", journal)
+
+        if run(reference).wait(timeout=300) != 0:
+            raise RuntimeError(f"the reference run of shoe {seed} failed")
+        total = records_in(reference)
+        targets = sorted(random.Random(seed).sample(range(3, total), min(kills, total - 3)))
+        killed = sum(wait_then_kill(run(victim), victim, target) is not None
+                     for target in targets)
+        if run(victim).wait(timeout=300) != 0:
+            raise RuntimeError(f"the final run of shoe {seed} failed")
+        lost, doubled = _multiset_diff(events_of(reference), events_of(victim))
+        intact = verify(str(victim)).ok
+        row.injected += killed
+        row.survived += killed if intact and lost == doubled == 0 else 0
+        row.lost, row.doubled = row.lost + lost, row.doubled + doubled
+    row.note = f"{shoes} one-deck shoes, events compared with an uninterrupted run"
+    return row
+
+
+def torn_journal(runs: int, folder: Path) -> Row:
+    """`sabot deal --journal` killed, then its write-ahead log cut at a random byte (a write
+    torn by the power cut), then run again: the torn transaction is dropped whole and the
+    run resumes after the last one that is complete."""
+    row = Row("torn journal: the WAL cut at a random byte after a SIGKILL, resumed")
+    rng = random.Random(7)
+    script = _shoe_script(folder, 99)
+    reference = folder / "torn-ref.db"
+    if sabot("deal", script, "--journal", reference, "--json").wait(timeout=120) != 0:
+        raise RuntimeError("the reference deal failed")
+    expected = events_of(reference)
+    total = records_in(reference)
+    for run in range(runs):
+        victim = folder / f"torn-{run}.db"
+        try:
+            wait_then_kill(sabot("deal", script, "--journal", victim, "--json"), victim,
+                           rng.randrange(5, total))
+        except FinishedFirst:
+            continue
+        wal = Path(f"{victim}-wal")
+        if not wal.exists() or wal.stat().st_size <= 32:
+            continue  # nothing in the log to tear (checkpointed): not an injection
+        with wal.open("r+b") as log:
+            log.truncate(rng.randrange(32, wal.stat().st_size))
+        row.injected += 1
+        done = sabot("deal", script, "--journal", victim, "--json").wait(timeout=120)
+        lost, doubled = _multiset_diff(expected, events_of(victim)) if done == 0 else (
+            len(expected), 0)
+        row.survived += done == 0 and lost == doubled == 0 and verify(str(victim)).ok
+        row.lost, row.doubled = row.lost + lost, row.doubled + doubled
+    row.note = "a one-deck shoe; SQLite drops a torn transaction, the resume redoes it"
+    return row
+
+
+# ---- the serial link -----------------------------------------------------------------------
+
+def _link_run(rng: random.Random, fault: str):
+    """One run of the in-memory link (`firmware_bridge.loopback`) with `fault`; returns the
+    messages sent, those delivered, and how many of each kind the host was told were lost
+    (None: an unknown number)."""
+    from firmware_bridge.faults import Faults
+    from firmware_bridge.link import Link
+    from firmware_bridge.loopback import TIMING, Loopback
+    from firmware_bridge.messages import (
+        BUTTONS,
+        ButtonPressed,
+        CardPresent,
+        CardsMissed,
+        EventsLost,
+        LidChanged,
+    )
+
+    damage = {"damage 5%": 0.05, "damage 20%": 0.2}.get(fault, 0.0)
+    bench = Loopback(faults=Faults.damaged(damage), seed=rng.randrange(1 << 16),
+                     queue_limit=32)
+    bench.run_until(lambda: bench.host.up and bench.mcu.up)
+    sent: list = []
+
+    def act():
+        choice = rng.random()
+        if choice < 0.7:
+            sent.append(("card", bench.mcu.deal_card(bench.now)))
+        elif choice < 0.9:
+            button = rng.choice(BUTTONS)
+            bench.mcu.press(button, bench.now)
+            sent.append(("button", button))
+        else:
+            is_open = rng.random() < 0.5
+            bench.mcu.set_lid(is_open, bench.now)
+            sent.append(("lid", is_open))
+
+    for step in range(300):
+        act()
+        bench.run(0.002)
+        if fault == "cable out" and step == 100:
+            bench.connected = False
+            for _ in range(80):
+                act()
+            bench.connected = True
+        if fault == "host restart" and step == 150:
+            # The host dies with messages in flight; its journal kept a random prefix.
+            bench.to_mcu.faults = Faults(drop=1.0)
+            for _ in range(4):
+                act()
+            bench.run(0.02)
+            delivered = [e for e in bench.events if hasattr(e, "mcu_event")]
+            keep = delivered[: len(delivered) - rng.randrange(0, 5)]
+            last = keep[-1].mcu_event if keep else 0
+            cards = [e.counter for e in keep if isinstance(e, CardPresent)]
+            bench.events = [e for e in bench.events if not hasattr(e, "mcu_event")] + keep
+            bench.host = Link(timing=TIMING, boot_id=rng.randrange(1, 1 << 32),
+                              resume=(bench.mcu.session.boot_id, max(cards, default=0), last))
+            bench.to_mcu.faults = Faults.damaged(damage)
+    bench.run(2.0)
+    got = []
+    for event in bench.events:
+        if isinstance(event, CardPresent):
+            got.append(("card", event.counter))
+        elif isinstance(event, ButtonPressed):
+            got.append(("button", event.name))
+        elif isinstance(event, LidChanged):
+            got.append(("lid", event.open))
+    def total(values):
+        return None if None in values else sum(values)
+
+    lost = bench.of(EventsLost)
+    reported = {"card": sum(e.count for e in bench.of(CardsMissed)),
+                "button": total([e.buttons for e in lost]),
+                "lid": total([e.lids for e in lost])}
+    return sent, got, reported
+
+
+def serial_link(runs: int) -> list[Row]:
+    rows = []
+    faults = {"damage 5%": "garbage, bit flips, truncated, lost and doubled frames (5%)",
+              "damage 20%": "the same at 20%",
+              "cable out": "the cable out while 80 messages are made, the queue too small",
+              "host restart": "the host killed with messages in flight, resumed from what "
+                              "its journal kept"}
+    for fault, what in faults.items():
+        row = Row(f"serial link: {fault}", note=what)
+        rng = random.Random(hash(fault) & 0xFFFF)
+        for _ in range(runs):
+            sent, got, reported = _link_run(rng, fault)
+            # What a full queue dropped must be reported, kind by kind, exactly; the rest
+            # must come exactly once.
+            unreported = extra = 0
+            for kind, told in reported.items():
+                missing, more = _multiset_diff([m for m in sent if m[0] == kind],
+                                               [m for m in got if m[0] == kind])
+                extra += more
+                if told is not None:
+                    unreported += abs(missing - told)
+            row.injected += 1
+            row.survived += unreported == 0 and extra == 0
+            row.lost, row.doubled = row.lost + unreported, row.doubled + extra
+        rows.append(row)
+    return rows
+
+
+# ---- the broker ----------------------------------------------------------------------------
+
+def broker_outages(runs: int, folder: Path) -> Row:
+    """The surveillance broker down at random moments of a shoe, and the publisher restarted:
+    every event reaches the room (at least once; the room drops a seq it has seen)."""
+    from controller.journal.store import Journal
+    from controller.service.table_service import TableService
+    from controller.surveillance import messages
+    from controller.surveillance.broker import MemoryBroker
+    from controller.surveillance.publisher import Publisher
+
+    row = Row("broker: down at random moments, the publisher restarted")
+    rng = random.Random(11)
+    settings = {"decks": 1, "style": "A", "require_no_more_bets": False}
+    duplicates = 0
+    for run in range(runs):
+        broker = MemoryBroker()
+        seen: list[int] = []
+        room = broker.client("room")
+        room.subscribe("sabot/+/event", lambda topic, payload, seen=seen: seen.append(
+            messages.decode(topic, payload)[2]["seq"]))
+        room.start()
+        path = folder / f"broker-{run}.db"
+        service = TableService(Journal(str(path)), settings, table_id="t1")
+        service.recover()
+        publisher = Publisher(str(path), "t1", broker.client("t1"), poll=0.005).start()
+        service._sinks.append(publisher.sink)
+        shoe = dealt_until_shoe_end(shuffled_shoe(1, seed=run + 40), 1)
+        for n, observation in enumerate(shoe):
+            service.handle(observation)
+            if rng.random() < 0.05:
+                broker.go_down()
+                row.injected += 1
+            elif rng.random() < 0.2:
+                broker.come_up()
+            if n == len(shoe) // 2:  # the publisher restarted (the service's restart)
+                broker.come_up()
+                publisher.stop()
+                publisher = Publisher(str(path), "t1", broker.client("t1b"), poll=0.005)
+                service._sinks.append(publisher.start().sink)
+                row.injected += 1
+        broker.come_up()
+        publisher.flush(20)
+        publisher.stop()
+        service.journal.close()
+        time.sleep(0.05)
+        with Journal(str(path), create=False) as journal:
+            expected = [r.seq for r in journal.records() if r.kind == "event"]
+        lost = len(set(expected) - set(seen))
+        duplicates += len(seen) - len(set(seen))
+        row.lost += lost
+        row.survived += row.injected if lost == 0 else 0
+        room.close()
+    row.survived = min(row.survived, row.injected)
+    row.note = (f"{runs} one-deck shoes; {duplicates} events delivered twice by QoS 1 and "
+                "dropped by seq, as the contract says (none doubled after that)")
+    return row
+
+
+# ---- tampering -----------------------------------------------------------------------------
+
+def tampering(folder: Path) -> list[Row]:
+    """Forgeries of a signed journal, each checked three ways: the chain and the replay
+    alone, with the table's public key, and with the key and an anchor taken before."""
+    from controller.journal.signing import load_or_create_signer
+    from controller.journal.store import GENESIS, Journal, record_hash
+    from controller.journal.verify import latest_anchor
+    from controller.service.table_service import TableService
+
+    signer = load_or_create_signer(folder / "table.key")
+    original = folder / "signed.db"
+    with Journal(str(original), signer=signer) as journal:
+        service = TableService(journal, {"decks": 8, "style": "A",
+                                         "require_no_more_bets": False})
+        service.recover()
+        for step in parse_script("AS 2C 9H 3D 4H 5D KH KD 7S 8C 6H 9S"):
+            service.handle(step.observation)
+    anchor = latest_anchor(str(original))
+
+    def rechain(db, start=1):
+        rows = db.execute("SELECT seq, ts_us, kind, cause, body FROM records ORDER BY seq")
+        previous = GENESIS
+        for seq, ts_us, kind, cause, body in rows.fetchall():
+            digest = record_hash(seq, ts_us, kind, cause, body, previous)
+            if seq >= start:
+                db.execute("UPDATE records SET prev_hash = ?, hash = ? WHERE seq = ?",
+                           (previous, digest, seq))
+            previous = digest
+
+    def last_heads(db, n):
+        return [s for (s,) in db.execute("SELECT seq FROM signatures ORDER BY seq DESC "
+                                         "LIMIT ?", (n,))][-1]
+
+    forgeries: dict[str, Callable] = {
+        "a card changed, nothing else": lambda db: db.execute(
+            "UPDATE records SET body = replace(body, '9H', '9D') WHERE kind = 'observation'"),
+        "a card and its events changed, the chain recomputed": lambda db: (
+            db.execute("UPDATE records SET body = replace(body, '9H', '9D')"), rechain(db)),
+        "a record deleted in the middle": lambda db: db.execute(
+            "DELETE FROM records WHERE seq = 5"),
+        "a link record inserted, renumbered, re-chained": lambda db: (
+            db.execute("UPDATE records SET seq = seq + 1000"),
+            db.execute("UPDATE records SET seq = seq - 1000 + (seq - 1000 > 4)"),
+            db.execute("INSERT INTO records VALUES (5, 1, 'link', NULL, "
+                       "'{\"boot_id\":1,\"card_counter\":0}', '', '')"),
+            rechain(db)),
+        "timestamps rewritten, re-chained": lambda db: (
+            db.execute("UPDATE records SET ts_us = ts_us - 3600000000 WHERE seq > 6"),
+            rechain(db)),
+        "a meta key added, re-chained": lambda db: (
+            db.execute("UPDATE records SET body = replace(body, '{', '{\"x\":1,') "
+                       "WHERE seq = 1"), rechain(db)),
+        "false rewritten as 0 in an event, re-chained": lambda db: (
+            db.execute("UPDATE records SET body = replace(body, 'false', '0') "
+                       "WHERE kind = 'event'"), rechain(db)),
+        "a record appended without the key": lambda db: (
+            db.execute("INSERT INTO records VALUES ((SELECT max(seq) + 1 FROM records), 1, "
+                       "'link', NULL, '{\"boot_id\":1,\"card_counter\":0}', '', '')"),
+            rechain(db)),
+        "the signatures deleted, a card changed, re-chained": lambda db: (
+            db.execute("DELETE FROM signatures"),
+            db.execute("UPDATE records SET body = replace(body, '9H', '9D')"), rechain(db)),
+        "the newest records cut off, with their signatures": lambda db: (
+            db.execute("DELETE FROM records WHERE seq > ?", (last_heads(db, 3),)),
+            db.execute("DELETE FROM signatures WHERE seq > ?", (last_heads(db, 3),))),
+        "re-signed with another key after a change": lambda db: _resign(db, folder),
+    }
+    levels = {"by the chain and the replay": {},
+              "with the table's key too": {"key": signer.public},
+              "with the key and an anchor": {"key": signer.public, "anchor": anchor}}
+    rows = {level: Row(f"tampering, checked {level}") for level in levels}
+    missed: dict[str, list[str]] = {level: [] for level in levels}
+    for number, (name, forge) in enumerate(forgeries.items()):
+        copy = folder / f"forged-{number}.db"
+        shutil.copy(original, copy)
+        with contextlib.closing(sqlite3.connect(copy)) as db, db:
+            forge(db)
+        for level, options in levels.items():
+            caught = not verify(str(copy), **options).ok
+            rows[level].injected += 1
+            rows[level].survived += caught
+            if not caught:
+                missed[level].append(name)
+    for level, row in rows.items():
+        row.note = (("not caught: " + "; ".join(missed[level])) if missed[level]
+                    else "every forgery caught")
+    return list(rows.values())
+
+
+def _resign(db, folder: Path) -> None:
+    """A forger's own key signing the changed journal's head."""
+    from controller.journal.signing import load_or_create_signer
+    from controller.journal.store import GENESIS, record_hash
+
+    db.execute("UPDATE records SET body = replace(body, '9H', '9D')")
+    previous = GENESIS
+    for seq, ts_us, kind, cause, body in db.execute(
+            "SELECT seq, ts_us, kind, cause, body FROM records ORDER BY seq").fetchall():
+        digest = record_hash(seq, ts_us, kind, cause, body, previous)
+        db.execute("UPDATE records SET prev_hash = ?, hash = ? WHERE seq = ?",
+                   (previous, digest, seq))
+        previous = digest
+    forger = load_or_create_signer(folder / "forger.key")
+    db.execute("DELETE FROM signatures")
+    (last,) = db.execute("SELECT max(seq) FROM records").fetchone()
+    head = forger.sign(last, previous)
+    db.execute("INSERT INTO signatures VALUES (?, ?, ?, ?)",
+               (head.seq, head.hash, head.key, head.signature))
+
+
+# ---- fuzzing -------------------------------------------------------------------------------
+
+def fuzzing(examples: int) -> list[Row]:
+    """Every parser of outside input fed what hypothesis makes: the only exceptions allowed
+    are the clear ones each promises (an error naming what is wrong), never a crash."""
+    from hypothesis import strategies as st
+
+    from controller.errors import SabotError
+    from controller.game import observations as obs
+    from controller.game.table import Table
+    from controller.service.config import validate
+    from controller.surveillance import messages
+    from firmware_bridge.emulator import ShoeEmulator
+    from firmware_bridge.framing import FrameReader
+    from firmware_bridge.link import Link
+
+    json_values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8),
+                                                                    inner, max_size=4),
+        max_leaves=12)
+    link, emulator = Link(), ShoeEmulator(seed=1)
+    observation_kinds = [k.kind for k in obs.ALL_KINDS]
+
+    def feed_link(data):
+        link.feed(data, 0.0)
+
+    def feed_emulator(data):
+        emulator.feed(data, 0.0)
+
+    def table_run(kinds):
+        table = Table(decks=1)
+        for kind, card in kinds:
+            body = {"kind": kind, "card": card} if kind == "card" else {"kind": kind}
+            try:
+                observation = obs.observation_from_dict(body)
+            except SabotError:
+                continue
+            table.apply(observation)
+        if table.state.cards_left < 0:
+            raise AssertionError("cards_left went below 0")
+
+    cards = st.sampled_from(["AS", "9H", "KD", "JOKER", "XX", "10C"])
+    targets = [
+        ("frame reader (serial bytes)", st.binary(max_size=200),
+         lambda data: FrameReader().push(data), ()),
+        ("host link (serial bytes)", st.binary(max_size=200), feed_link, ()),
+        ("emulated MCU (serial bytes)", st.binary(max_size=200), feed_emulator, ()),
+        ("deal script", st.text(max_size=120), parse_script, (SabotError,)),
+        ("config", st.dictionaries(st.sampled_from(["table", "journal", "camera", "serial",
+                                                    "gpio", "surveillance", "x"]),
+                                   json_values, max_size=4), validate, (SabotError,)),
+        ("observation record", json_values, obs.observation_from_dict, (SabotError,)),
+        ("MQTT message", st.tuples(st.sampled_from(["sabot/t1/event", "sabot/t1/state",
+                                                    "sabot/t1/status", "x/y"]),
+                                   st.binary(max_size=200)),
+         lambda pair: messages.decode(*pair), (SabotError,)),
+        ("observations into Table.apply", st.lists(st.tuples(
+            st.sampled_from(observation_kinds), cards), max_size=60), table_run, ()),
+    ]
+    rows = []
+    for name, strategy, target, allowed in targets:
+        row = Row(f"fuzzing: {name}")
+        crashes: list[str] = []
+        _fuzzer(strategy, target, allowed, row, crashes, examples)()
+        row.survived = row.injected - len(crashes)
+        row.note = "inputs tried; crashes: " + (crashes[0] if crashes else "0")
+        rows.append(row)
+    return rows
+
+
+def _fuzzer(strategy, target, allowed, row: Row, crashes: list[str], examples: int):
+    from hypothesis import HealthCheck, given, settings
+
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def run(value):
+        row.injected += 1
+        try:
+            target(value)
+        except allowed:
+            pass
+        except Exception as error:  # noqa: BLE001 - what the campaign counts
+            crashes.append(f"{type(error).__name__}: {error}"[:120])
+
+    return run
+
+
+# ---- the report ----------------------------------------------------------------------------
+
+NOT_YET = [
+    "camera: frozen, black, gone and back, a card sliding back, two cards stuck together, a "
+    "hand over the window",
+    "storage: disk full, a read-only journal",
+    "dealer errors: every irregularity of rules 12.1-12.4 and excess cards in every phase "
+    "(each has rule tests in `make test`; not counted here)",
+    "soak: 100 shoes through `sabot simulate` with faults on, memory growth",
+]
+
+
+def report(rows: list[Row], seconds: float, quick: bool) -> str:
+    lines = ["# Reliability: the fault campaign", "",
+             "Produced by `make faults` (`python -m bench.faults`): every fault class below "
+             "injected with fixed seeds into the real code paths. *Survived*: the table went "
+             "on as it should (every event exactly once, a fault naming what was really "
+             "lost); *lost*: events lost without a word; *doubled*: events journaled or "
+             "delivered twice. Both must be 0.", "",
+             f"Run on {platform.node() or 'this machine'} ({platform.machine()}, Python "
+             f"{platform.python_version()}) in {seconds:.0f} s"
+             + (" with `--quick` counts" if quick else "") + ".", "",
+             "| fault | injected | survived | lost | doubled | note |",
+             "| --- | ---: | ---: | ---: | ---: | --- |"]
+    for row in rows:
+        note = row.note.replace("|", "/")
+        lines.append(f"| {row.fault} | {row.injected} | {row.survived} | {row.lost} | "
+                     f"{row.doubled} | {note} |")
+    lines += ["", "Not injected by this campaign yet:", ""]
+    lines += [f"- {item}" for item in NOT_YET]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a few of each (minutes, not "
+                        "tens of minutes)")
+    parser.add_argument("--out", type=Path, default=Path("RELIABILITY.md"))
+    args = parser.parse_args()
+    counts = (dict(shoes=1, kills=3, torn=3, link=2, broker=1, fuzz=100) if args.quick else
+              dict(shoes=10, kills=10, torn=30, link=25, broker=10, fuzz=3000))
+    console = Console(stderr=True)
+    # The faults are the point: the warnings each one logs would bury the figures.
+    logging.disable(logging.CRITICAL)
+    start = time.perf_counter()
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        steps = [
+            ("power loss", lambda: [power_loss_service(counts["shoes"], counts["kills"],
+                                                       folder)]),
+            ("torn journal", lambda: [torn_journal(counts["torn"], folder)]),
+            ("serial link", lambda: serial_link(counts["link"])),
+            ("broker", lambda: [broker_outages(counts["broker"], folder)]),
+            ("tampering", lambda: tampering(folder)),
+            ("fuzzing", lambda: fuzzing(counts["fuzz"])),
+        ]
+        for name, step in steps:
+            with console.status(f"injecting: {name}"):
+                began = time.perf_counter()
+                made = step()
+            rows += made
+            console.print(f"{name}: {sum(r.injected for r in made)} injected, "
+                          f"{sum(r.survived for r in made)} survived "
+                          f"({time.perf_counter() - began:.0f} s)")
+    seconds = time.perf_counter() - start
+    args.out.write_text(report(rows, seconds, args.quick))
+    table = RichTable(*asdict(rows[0]).keys(), title=f"fault campaign ({seconds:.0f} s)")
+    for row in rows:
+        table.add_row(*map(str, asdict(row).values()))
+    Console().print(table)
+    print(f"wrote {args.out}")
+    # The chain and the replay alone are not expected to catch a re-chained forgery, nor
+    # the key a journal cut back to an earlier signed head.
+    expected_misses = ("tampering, checked by the chain", "tampering, checked with the table")
+    bad = [r for r in rows if r.lost or r.doubled
+           or (r.survived < r.injected and not r.fault.startswith(expected_misses))]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""Killing Sabot's commands at chosen moments and reading what their journal kept: shared by
+the power-loss tests (`tests/controller/test_kill9*.py`) and the fault campaign
+(`bench/faults.py`)."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from controller.journal.store import Journal
+
+
+def sabot(*args: str) -> subprocess.Popen:
+    """A Sabot command in a process of its own, its output discarded, its errors kept."""
+    return subprocess.Popen([sys.executable, "-m", "controller.cli", *map(str, args)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def records_in(path: Path) -> int:
+    """Records committed so far, read without disturbing the writer (read-only, no schema)."""
+    if not path.exists():
+        return 0
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True,
+                                                timeout=0.05)) as db:
+            return db.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()[0]
+    except sqlite3.Error:  # the writer may be creating the file right now
+        return 0
+
+
+def events_of(path: Path) -> list[tuple[int, dict]]:
+    """Each event with the observation that caused it, counted among the observations: the
+    service also journals the link's counters, as often as the restarts made it."""
+    with Journal(str(path), create=False) as journal:
+        records = list(journal.records())
+    nth = {r.seq: n for n, r in enumerate(r for r in records if r.kind == "observation")}
+    return [(nth[r.cause], r.body) for r in records if r.kind == "event"]
+
+
+class FinishedFirst(RuntimeError):
+    """The process ended with an error before it could be killed."""
+
+
+def wait_then_kill(process: subprocess.Popen, journal: Path, target: int) -> int | None:
+    """SIGKILL `process` as soon as `journal` holds `target` records. Returns the record
+    count at the kill, or None if the process finished (successfully) first."""
+    while process.poll() is None:
+        if records_in(journal) >= target:
+            process.kill()
+            process.wait()
+            return records_in(journal)
+        time.sleep(0.001)
+    if process.returncode != 0:
+        raise FinishedFirst(process.stderr.read().decode())
+    return None
