@@ -5,6 +5,8 @@ the power-loss tests (`tests/controller/test_kill9*.py`) and the fault campaign
 from __future__ import annotations
 
 import contextlib
+import resource
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -14,10 +16,17 @@ from pathlib import Path
 from controller.journal.store import Journal
 
 
-def sabot(*args: str) -> subprocess.Popen:
-    """A Sabot command in a process of its own, its output discarded, its errors kept."""
+def sabot(*args: str, file_limit: int | None = None) -> subprocess.Popen:
+    """A Sabot command in a process of its own, its output discarded, its errors kept.
+    `file_limit`: no file it writes may grow past this many bytes (a full disk: the write
+    fails with EFBIG, as it would with ENOSPC)."""
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a failed write, not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+
     return subprocess.Popen([sys.executable, "-m", "controller.cli", *map(str, args)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            preexec_fn=limited if file_limit is not None else None)
 
 
 def records_in(path: Path) -> int:

@@ -8,9 +8,13 @@ A *passage* is the time one card spends in front of the camera:
   of card edge, a flicker) and reports nothing.
 
 Within a passage a card is decided as soon as `confirm` consecutive frames agree on a face
-(CardSeen), on the cutting card (CutCard), on a joker (Unreadable with the reason JOKER: not
-one of the shoe's cards), or on a back seen by the under view with the over view reading a
-face (CardSeen face_up=True). A passage that ends undecided is Unreadable.
+(CardSeen), or `confirm` frames of the passage read the same face and none read another
+(the reader is calibrated never to read a face wrong with confidence, so two frames that
+agree are evidence enough even with unsure frames between them; one frame that read another
+face asks for consecutive agreement again), on the cutting card (CutCard), on a joker
+(Unreadable with the reason JOKER: not one of the shoe's cards), or on a back seen by the
+under view with the over view reading a face (CardSeen face_up=True). A passage that ends
+undecided is Unreadable.
 
 Without the sensor, a face confirmed with a *different* code than the one already decided
 means a second card followed without an empty frame between: the first passage ends and a
@@ -63,6 +67,7 @@ class _Passage:
     decided: str = ""  # label of the decision, "" while undecided
     back_seen: bool = False
     seen: set[str] = field(default_factory=set)
+    faces: dict[str, int] = field(default_factory=dict)  # frames per face label read
     frames: int = 0
 
 
@@ -133,6 +138,8 @@ class Tracker:
         passage.under.push(label, index)
         passage.frames += 1
         passage.seen.add(reading.kind)
+        if label.startswith("face:"):
+            passage.faces[label] = passage.faces.get(label, 0) + 1
         # When the under view reads a face, that face is down and the over view sees a back:
         # reading it too would double the cost of every frame that decides a card. Once the
         # card is decided the over view can change nothing, and is not read either.
@@ -143,7 +150,8 @@ class Tracker:
             if over_run.label.startswith("face:") and over_run.length >= self.confirm:
                 passage.over_face = passage.over_face or _Run(**vars(over_run))
         run = passage.under
-        if run.length < self.confirm:
+        only_face = len(passage.faces) == 1 and passage.faces.get(label, 0) >= self.confirm
+        if run.length < self.confirm and not (only_face and not passage.decided):
             return self._face_up_decision(passage)
         if label.startswith("face:"):
             if not passage.decided:
@@ -188,7 +196,7 @@ class Tracker:
         if passage.back_seen:
             reason = "face-up card: its back was seen and no over view read its face"
         elif "face" in passage.seen:
-            reason = "no two consecutive frames agreed on the card"
+            reason = "no two frames agreed on the card"
         else:
             reason = "no confident reading of the card"
         return [Unreadable(reason, passage.first_frame)]

@@ -48,7 +48,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from controller.cli._output import EventPrinter, finish
     from controller.errors import InputError
-    from controller.journal.replay import check_journal_continues
+    from controller.journal.replay import check_journal_continues, input_steps
     from controller.sim.setup import build_simulation, load_observations
     from controller.surveillance.broker import open_client, parse_broker_url
     from controller.surveillance.messages import OFFLINE, check_table_id, topic
@@ -64,12 +64,14 @@ def run(args) -> int:
         raise InputError(f"--speed must be 0 or more, not {args.speed}")
     journal_path = args.journal or os.path.join(tempfile.mkdtemp(prefix="sabot-"),
                                                 "simulate.sqlite")
-    check_journal_continues(journal_path, observations)  # before anything is written
+    # Before anything is written. The shoe is read by the camera path: a card it could not
+    # read is journaled as unreadable where the input has the card.
+    check_journal_continues(journal_path, observations, camera=True)
     printer = EventPrinter(True) if args.json else None
     started = time.monotonic()
     with build_simulation(settings, journal_path, deck_name=args.deck, seed=args.seed,
                           speed=speed, sink=printer, broker=broker, table_id=args.table) as sim:
-        remaining = observations[len(sim.resumed):]
+        remaining = observations[len(input_steps(sim.resumed)):]
         if sim.resumed:
             print(f"sabot simulate: resuming after {len(sim.resumed)} journaled observations",
                   file=sys.stderr)

@@ -6,7 +6,13 @@ import os
 from dataclasses import dataclass, field
 
 from controller.errors import JournalError
-from controller.game.observations import Observation, Unreadable, observation_from_dict
+from controller.game.observations import (
+    Card,
+    EquipmentFault,
+    Observation,
+    Unreadable,
+    observation_from_dict,
+)
 from controller.game.script import format_script
 from controller.game.table import Table
 from controller.journal.store import Journal, Record
@@ -99,15 +105,27 @@ def replay(journal: Journal) -> Replayed:
     return replayed
 
 
-def check_same_input(path: str, journaled: list[Observation], planned: list[Observation]) -> None:
+def input_steps(journaled: list[Observation]) -> list[Observation]:
+    """The journaled observations that stand for steps of the input: all but the faults of
+    the equipment (a stale camera, a lost link), which no input spells."""
+    return [o for o in journaled if not isinstance(o, EquipmentFault)]
+
+
+def check_same_input(path: str, journaled: list[Observation], planned: list[Observation], *,
+                     camera: bool = False) -> None:
     """A journal can only be resumed by the input that started it: its observations must be
     the start of `planned`. (An unreadable card's reason is the camera's words, not the
-    input's, so only its kind is compared.)"""
+    input's, so only its kind is compared.) `camera`: the input went through a camera
+    (`simulate`), so a card it could not read is journaled as unreadable where the input
+    has the card, and the equipment's faults come between the input's steps."""
+    if camera:
+        journaled = input_steps(journaled)
     if len(journaled) > len(planned):
         raise JournalError(f"{path}: the journal holds {len(journaled)} observations, more "
                            f"than the input's {len(planned)}: it is another input's")
+    stands_for = (Unreadable, Card) if camera else (Unreadable,)
     for index, (old, new) in enumerate(zip(journaled, planned, strict=False), start=1):
-        same = (isinstance(old, Unreadable) and isinstance(new, Unreadable)) or old == new
+        same = old == new or (isinstance(old, Unreadable) and isinstance(new, stands_for))
         if not same:
             was, wanted = format_script([old]).strip(), format_script([new]).strip()
             raise JournalError(f"{path}: observation {index} of the journal is {was}, the "
@@ -126,8 +144,10 @@ def last_link_state(journal: Journal) -> tuple[int, int, int] | None:
     return state
 
 
-def check_journal_continues(path: str, planned: list[Observation]) -> None:
-    """Refuse, before anything is written, a journal that another input started."""
+def check_journal_continues(path: str, planned: list[Observation], *,
+                            camera: bool = False) -> None:
+    """Refuse, before anything is written, a journal that another input started
+    (`camera`: as `check_same_input`)."""
     if not os.path.exists(path):
         return
     with Journal(path, create=False) as journal:
@@ -138,4 +158,4 @@ def check_journal_continues(path: str, planned: list[Observation]) -> None:
                     journaled.append(observation_from_dict(record.body))
                 except (ValueError, TypeError) as error:
                     raise JournalError(f"{path}: record {record.seq}: {error}") from None
-    check_same_input(path, journaled, planned)
+    check_same_input(path, journaled, planned, camera=camera)

@@ -207,6 +207,25 @@ def test_verify_checks_the_shape_of_link_records(tmp_path, body, expected):
     assert verdict.ok if expected is None else expected in verdict.message, verdict.message
 
 
+def test_a_simulated_journal_resumes_over_a_card_the_camera_could_not_read():
+    """Found by the fault campaign: `sabot simulate` killed after its camera path journaled
+    a card as unreadable (and the table faulted) refused to resume ("the journal belongs to
+    another input"). Through a camera an unreadable card stands where the input has the
+    card, and the equipment's faults are no step of the input; a card read as another one
+    still refuses."""
+    from controller.journal.replay import check_same_input, input_steps
+
+    planned = [obs.Card("AS"), obs.Card("9H"), obs.Card("KD")]
+    journaled = [obs.Card("AS"), obs.EquipmentFault("link down: no frame"),
+                 obs.Unreadable("no two frames agreed on the card")]
+    check_same_input("j.db", journaled, planned, camera=True)
+    assert len(input_steps(journaled)) == 2  # where the resumed shoe goes on: KD
+    with pytest.raises(JournalError, match="observation 2 of the journal is UNREADABLE"):
+        check_same_input("j.db", journaled[::2], planned)  # no camera: `deal` refuses it
+    with pytest.raises(JournalError, match="observation 2 of the journal is 9D"):
+        check_same_input("j.db", [obs.Card("AS"), obs.Card("9D")], planned, camera=True)
+
+
 def test_one_writer_at_a_time_and_no_foreign_databases(tmp_path):
     path = tmp_path / "j.db"
     with Journal(str(path)), pytest.raises(JournalError, match="being written by another"):

@@ -226,7 +226,7 @@ def test_the_sensor_history_is_safe_while_the_serial_thread_appends_to_it():
 
 class HalfSeenTracker(EchoTracker):
     def flush(self):
-        return [seen.Unreadable("no two consecutive frames agreed on the card", 0)]
+        return [seen.Unreadable("no two frames agreed on the card", 0)]
 
 
 def test_a_recording_that_ends_mid_card_reports_it_but_a_shutdown_does_not():
