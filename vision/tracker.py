@@ -16,6 +16,10 @@ face asks for consecutive agreement again), on the cutting card (CutCard), on a 
 under view with the over view reading a face (CardSeen face_up=True). A passage that ends
 undecided is Unreadable.
 
+A frame that is the very image of the one before (a camera frozen on one picture: a live
+sensor's noise never repeats) is no new evidence: it counts towards no decision, so a camera
+stuck on the card before does not read that card again; the passage ends unreadable.
+
 Without the sensor, a face confirmed with a *different* code than the one already decided
 means a second card followed without an empty frame between: the first passage ends and a
 new one begins. Two identical cards in a row are told apart only by an empty frame (or a
@@ -69,6 +73,7 @@ class _Passage:
     seen: set[str] = field(default_factory=set)
     faces: dict[str, int] = field(default_factory=dict)  # frames per face label read
     frames: int = 0
+    repeats: int = 0  # frames that were the image of the one before
 
 
 class Tracker:
@@ -83,6 +88,18 @@ class Tracker:
         self._empty_run = 0
         self._next_frame = 0
         self._triggered: bool | None = None
+        self._last_image: np.ndarray | None = None
+        self._last_reading: Reading | None = None
+
+    def _read(self, frame: np.ndarray) -> tuple[Reading, bool]:
+        """The frame's reading, and whether it is the very image of the frame before (then
+        the same reading, not read again)."""
+        last = self._last_image
+        if last is not None and last.shape == frame.shape and np.array_equal(last, frame):
+            return self._last_reading, True  # type: ignore[return-value]
+        self._last_image = frame.copy()  # the caller may reuse its buffer
+        self._last_reading = self.reader.read(frame)
+        return self._last_reading, False
 
     def feed(
         self,
@@ -99,7 +116,7 @@ class Tracker:
         self._triggered = card_present is not None
         if card_present is not None:
             return self._feed_triggered(frame, card_present, index, over)
-        reading = self.reader.read(frame)
+        reading, repeated = self._read(frame)
         events: list[ReadingEvent] = []
         if reading.kind == "empty":
             self._empty_run += 1
@@ -109,7 +126,7 @@ class Tracker:
         self._empty_run = 0
         if self._passage is None:
             self._passage = _Passage(index)
-        events += self._observe(reading, index, over, split_on_change=True)
+        events += self._observe(reading, index, over, split_on_change=True, repeated=repeated)
         return events
 
     def flush(self) -> list[ReadingEvent]:
@@ -126,14 +143,20 @@ class Tracker:
             return events
         if self._passage is None:
             self._passage = _Passage(index)
-        events += self._observe(self.reader.read(frame), index, over, split_on_change=False)
+        reading, repeated = self._read(frame)
+        events += self._observe(reading, index, over, split_on_change=False, repeated=repeated)
         return events
 
     def _observe(
-        self, reading: Reading, index: int, over: np.ndarray | None, *, split_on_change: bool
+        self, reading: Reading, index: int, over: np.ndarray | None, *, split_on_change: bool,
+        repeated: bool = False,
     ) -> list[ReadingEvent]:
         passage = self._passage
         assert passage is not None
+        if repeated:
+            passage.frames += 1
+            passage.repeats += 1
+            return []
         label = _label(reading)
         passage.under.push(label, index)
         passage.frames += 1
@@ -193,7 +216,9 @@ class Tracker:
             return []
         if self._triggered is False and passage.frames < self.min_frames:
             return []
-        if passage.back_seen:
+        if passage.repeats * 2 >= passage.frames:
+            reason = "the camera gave the same image frame after frame (frozen?)"
+        elif passage.back_seen:
             reason = "face-up card: its back was seen and no over view read its face"
         elif "face" in passage.seen:
             reason = "no two frames agreed on the card"

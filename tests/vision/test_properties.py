@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.cards import ALL_CARDS
-from vision.synth import Perturbation, render_window
+from vision.synth import Perturbation, random_perturbation, render_window
 from vision.tracker import Tracker
 
 perturbations = st.builds(
@@ -51,13 +51,18 @@ def test_what_is_not_a_face_never_reads_as_one(synth_deck, synth_reader, code, p
 @given(labels=st.lists(st.sampled_from(["AS", "AS", "KD", "EMPTY"]), min_size=1, max_size=12))
 def test_image_only_tracking_counts_runs_separated_by_empty_frames(vector_deck, vector_reader,
                                                                    labels):
-    """Frames shown twice each; a card is one run of identical frames between empty ones."""
-    windows = {code: render_window(vector_deck, code) for code in ("AS", "KD", "EMPTY")}
+    """Each label two frames long; a card is one run of frames of it between empty ones.
+    (Each frame its own exposure: the tracker takes a repeated image for a frozen camera.)"""
+    rng = np.random.default_rng(33)
+    views = {code: [render_window(vector_deck, code, random_perturbation(rng, 0.1), rng=rng)
+                    for _ in range(3)] for code in ("AS", "KD", "EMPTY")}
     tracker = Tracker(vector_reader, gap=2)
     events = []
+    shown = 0
     for label in labels:
         for _ in range(2):
-            events += tracker.feed(windows[label])
+            shown += 1
+            events += tracker.feed(views[label][shown % 3])
     events += tracker.flush()
     expected = [label for i, label in enumerate(labels)
                 if label != "EMPTY" and (i == 0 or labels[i - 1] != label)]

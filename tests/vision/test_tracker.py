@@ -7,7 +7,13 @@ import pytest
 
 from contract import JOKER
 from vision.events import CardSeen, CutCard, Unreadable
-from vision.synth import card_frames, render_window, shoe_frames, two_view_frames
+from vision.synth import (
+    card_frames,
+    random_perturbation,
+    render_window,
+    shoe_frames,
+    two_view_frames,
+)
 from vision.tracker import Tracker
 
 
@@ -17,6 +23,13 @@ def _track(reader, frames, *, trigger):
     for frame, present in frames:
         events += tracker.feed(frame, card_present=present if trigger else None)
     return events + tracker.flush()
+
+
+def _views(deck, code, rng, count):
+    """`count` frames of `code` in place, each its own exposure (a live camera never gives
+    the same image twice: the tracker takes a repeat for a frozen camera)."""
+    return [render_window(deck, code, random_perturbation(rng, 0.1), rng=rng)
+            for _ in range(count)]
 
 
 def _names(events):
@@ -95,8 +108,7 @@ def test_face_up_card_without_an_over_view_is_unreadable(vector_deck, vector_rea
 
 def test_image_only_tracking_splits_two_cards_without_a_gap(vector_deck, vector_reader):
     rng = np.random.default_rng(28)
-    a = [render_window(vector_deck, "2H", rng=rng)] * 3
-    b = [render_window(vector_deck, "9C", rng=rng)] * 3
+    a, b = _views(vector_deck, "2H", rng, 3), _views(vector_deck, "9C", rng, 3)
     tracker = Tracker(vector_reader)
     events = [e for frame in a + b for e in tracker.feed(frame)] + tracker.flush()
     assert _names(events) == ["2H", "9C"]
@@ -105,8 +117,7 @@ def test_image_only_tracking_splits_two_cards_without_a_gap(vector_deck, vector_
 
 def test_two_cards_in_one_sensor_pulse_halt_the_table(vector_deck, vector_reader):
     rng = np.random.default_rng(29)
-    frames = [render_window(vector_deck, "2H", rng=rng)] * 3
-    frames += [render_window(vector_deck, "9C", rng=rng)] * 3
+    frames = _views(vector_deck, "2H", rng, 3) + _views(vector_deck, "9C", rng, 3)
     tracker = Tracker(vector_reader)
     events = [e for frame in frames for e in tracker.feed(frame, card_present=True)]
     events += tracker.feed(frames[0], card_present=False)
@@ -131,10 +142,9 @@ def test_sensor_frames_without_a_card_are_ignored(vector_deck, vector_reader):
 
 
 def test_the_over_views_face_may_pass_before_the_back_is_seen(vector_deck, vector_reader):
-    joker, back = render_window(vector_deck, "JOKER"), render_window(vector_deck, "BACK")
-    face, blank = render_window(vector_deck, "KC"), render_window(vector_deck, "BLANK")
-    under = [joker] * 3 + [back] * 4
-    over = [face] * 3 + [blank] * 4
+    rng = np.random.default_rng(32)
+    under = _views(vector_deck, "JOKER", rng, 3) + _views(vector_deck, "BACK", rng, 4)
+    over = _views(vector_deck, "KC", rng, 3) + _views(vector_deck, "BLANK", rng, 4)
     tracker = Tracker(vector_reader)
     events = [e for u, o in zip(under, over, strict=True)
               for e in tracker.feed(u, card_present=True, over=o)]
@@ -181,3 +191,23 @@ def test_a_frame_that_read_another_face_asks_for_consecutive_agreement_again():
     frames = [(np.array(i), True) for i in range(len(readings))]
     events = _track(ScriptedReader(readings), frames + [(np.array(0), False)], trigger=True)
     assert events == [Unreadable("no two frames agreed on the card", 0)]
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_camera_frozen_on_the_card_before_does_not_read_that_card_again(
+        vector_deck, vector_reader, trigger):
+    """Found by the fault campaign: a camera stuck on one picture (the previous card in full
+    view) while the next card passed made the table read the previous card twice, a wrong
+    card with confidence. A live sensor's noise never repeats an image: a repeat is no
+    evidence, and the passage ends unreadable."""
+    rng = np.random.default_rng(31)
+    first = list(card_frames(vector_deck, "QH", rng))
+    stuck = next(w for w, present in first if present and vector_reader.read(w).card == "QH")
+    second = [(stuck, present) for _, present in card_frames(vector_deck, "4S", rng)]
+    empty = render_window(vector_deck, "EMPTY", rng=rng)
+    frames = first + [(empty, False)] * 2 + second + [(empty, False)] * 2
+    events = _track(vector_reader, frames, trigger=trigger)
+    assert [e.card for e in events if isinstance(e, CardSeen)] == ["QH"]
+    if trigger:  # with the sensor the second card is known to have passed: unreadable
+        assert events[-1] == Unreadable(
+            "the camera gave the same image frame after frame (frozen?)", len(first) + 2)
