@@ -40,4 +40,11 @@ def test_the_report_has_a_row_per_fault_and_says_what_is_not_injected(tmp_path):
     rows = [faults.Row("a fault", 3, 3, 0, 0, "a note | with a bar")]
     text = faults.report(rows, 12.0, quick=True)
     assert "| a fault | 3 | 3 | 0 | 0 | a note / with a bar |" in text
-    assert "Not injected by this campaign yet" in text and "storage: disk full" in text
+    assert "Not injected by this campaign yet" in text and "a read-only journal" in text
+
+
+def test_camera_faults_never_give_a_wrong_card():
+    rows = faults.camera_faults(runs=2)
+    assert {row.fault for row in rows} == {f"camera: {name}" for name in faults.CAMERA_FAULTS}
+    for row in rows:
+        assert row.injected == 2 and row.lost == row.doubled == 0, row
