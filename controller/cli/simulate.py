@@ -37,6 +37,9 @@ def register(subparsers) -> None:
     parser.add_argument("--journal", metavar="PATH", help="journal file; if it already holds "
                         "the start of the same shoe (an interrupted run), dealing resumes after "
                         "it; default: a new file in a temporary folder")
+    parser.add_argument("--damage", type=number(float, 0, 0.5), default=0.0, metavar="RATE",
+                        help="share of serial frames to damage each way, as a bad cable "
+                        "would (garbage, bit flips, lost, doubled; default 0)")
     parser.add_argument("--json", action="store_true", help="print JSON event lines")
     parser.add_argument("--mqtt", metavar="URL", help="publish every event to this broker "
                         "(mqtt://host:port or mqtts://host:port), as `sabot run` does")
@@ -70,7 +73,8 @@ def run(args) -> int:
     printer = EventPrinter(True) if args.json else None
     started = time.monotonic()
     with build_simulation(settings, journal_path, deck_name=args.deck, seed=args.seed,
-                          speed=speed, sink=printer, broker=broker, table_id=args.table) as sim:
+                          speed=speed, sink=printer, broker=broker, table_id=args.table,
+                          damage=args.damage) as sim:
         remaining = observations[len(input_steps(sim.resumed)):]
         if sim.resumed:
             print(f"sabot simulate: resuming after {len(sim.resumed)} journaled observations",

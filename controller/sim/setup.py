@@ -30,6 +30,7 @@ from controller.sim.dealer import (
 )
 from controller.views.live import shoe_rounds, table_view
 from firmware_bridge.emulator import ShoeEmulator
+from firmware_bridge.faults import Faults
 from firmware_bridge.pty_shoe import PtyShoe
 from firmware_bridge.session import LinkTiming
 from hardware.camera import open_camera
@@ -108,9 +109,10 @@ def deck_digest(deck) -> str:
 
 class Simulation:
     def __init__(self, settings, journal_path, deck_name, seed, speed, sink, broker=None,
-                 table_id=None):
+                 table_id=None, damage=0.0):
         # Every resource is closed by the stack, also when building the rest fails.
         self._stack = ExitStack()
+        self._damage = damage
         try:
             self._build(settings, journal_path, deck_name, seed, speed, sink, broker, table_id)
         except BaseException:
@@ -129,7 +131,9 @@ class Simulation:
         stack.callback(self.panel.close)
         # A fresh boot id each run, as a shoe powered up again: a resumed simulation must
         # not take the new emulator's card counter for the one the journal last saw.
-        self.shoe = PtyShoe(ShoeEmulator(timing=SIMULATED_LINK))
+        line = Faults.damaged(self._damage)  # the serial link's faults, both ways
+        self.shoe = PtyShoe(ShoeEmulator(timing=SIMULATED_LINK), to_host=line, to_mcu=line,
+                            seed=seed or 0)
         device = self.shoe.start()
         stack.callback(self.shoe.stop)
         empty = np.hstack((render_window(self.deck, "EMPTY"),) * 2)
@@ -216,7 +220,9 @@ class Simulation:
 
 
 def build_simulation(settings, journal_path, *, deck_name="synthetic", seed=None, speed=0.0,
-                     sink=None, broker=None, table_id=None) -> Simulation:
+                     sink=None, broker=None, table_id=None, damage=0.0) -> Simulation:
     """`broker`: a surveillance broker client (controller.surveillance.broker) the table
-    publishes to, as `sabot run` does; `table_id` the table's name in journal and topics."""
-    return Simulation(settings, journal_path, deck_name, seed, speed, sink, broker, table_id)
+    publishes to, as `sabot run` does; `table_id` the table's name in journal and topics;
+    `damage`: the share of serial frames damaged each way (firmware_bridge.faults)."""
+    return Simulation(settings, journal_path, deck_name, seed, speed, sink, broker, table_id,
+                      damage)

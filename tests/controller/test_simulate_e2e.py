@@ -44,6 +44,18 @@ def test_simulate_prints_what_deal_prints(name, tmp_path, capsys):
     assert verify(str(journal)).ok
 
 
+def test_a_damaged_serial_line_changes_nothing_the_table_does(tmp_path, capsys):
+    """`--damage`: a fifth of the serial frames garbled, cut, lost or doubled each way (a
+    bad cable); the link's retransmission hides it all (the fault campaign's soak uses it)."""
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text(SCRIPTS["held_excess_and_face_up_first_card"])
+    main(["deal", str(shoe), "--json"])
+    dealt = lines_of(capsys)
+    assert main(["simulate", "--json", "--shoe", str(shoe), "--seed", "6",
+                 "--damage", "0.2"]) == 0
+    assert lines_of(capsys)[:-1] == dealt
+
+
 def test_simulate_in_a_terminal_shows_the_table_and_ends_cleanly(tmp_path, capsys):
     shoe = tmp_path / "shoe.txt"
     shoe.write_text(SCRIPTS["cut_during_round"] + "9H\n")  # a card after the end: a fault
