@@ -76,6 +76,15 @@ def _deal(script: Path, journal: Path) -> tuple:
     return ("deal", script, "--decks", "1", "--journal", journal, "--json")
 
 
+def _reference(folder: Path, seed: int, name: str) -> tuple[Path, Path, list]:
+    """A one-deck shoe's script, the journal `sabot deal` makes of it, and its events."""
+    script = _shoe_script(folder, seed)
+    reference = folder / f"{name}-ref.db"
+    if sabot(*_deal(script, reference)).wait(timeout=300) != 0:
+        raise RuntimeError(f"the reference deal of shoe {seed} failed")
+    return script, reference, events_of(reference)
+
+
 def _shoe_script(folder: Path, seed: int) -> Path:
     script = folder / f"shoe-{seed}.txt"
     script.write_text(format_script(dealt_until_shoe_end(shuffled_shoe(1, seed=seed), 1)))
@@ -92,17 +101,15 @@ def power_loss_service(shoes: int, kills: int, folder: Path) -> Row:
     failures: list[str] = []
     unread: list[int] = []
     for seed in range(1, shoes + 1):
-        script = _shoe_script(folder, seed)
-        reference, victim = folder / f"ref-{seed}.db", folder / f"victim-{seed}.db"
+        # The reference is the rules' own outcome of the shoe (`sabot deal`): a card the
+        # camera path misread would then show too, as it should.
+        script, reference, expected = _reference(folder, seed, f"power-{seed}")
+        victim = folder / f"victim-{seed}.db"
 
         def run(journal: Path, script=script, seed=seed):
             return sabot("simulate", "--json", "--shoe", script, "--decks", "1", "--seed",
                          seed, "--journal", journal)
 
-        # The reference is the rules' own outcome of the shoe (`sabot deal`): a card the
-        # camera path misread would then show too, as it should.
-        if sabot(*_deal(script, reference)).wait(timeout=300) != 0:
-            raise RuntimeError(f"the reference deal of shoe {seed} failed")
         total = records_in(reference)
         targets = sorted(random.Random(seed).sample(range(3, total), min(kills, total - 3)))
         killed, failed = 0, ""
@@ -120,7 +127,7 @@ def power_loss_service(shoes: int, kills: int, folder: Path) -> Row:
         if _unread(victim):
             unread.append(seed)  # the table halted for a card: nothing to compare after it
             continue
-        lost, doubled = _multiset_diff(events_of(reference), events_of(victim))
+        lost, doubled = _multiset_diff(expected, events_of(victim))
         intact = verify(str(victim)).ok
         row.survived += killed if intact and lost == doubled == 0 and not failed else 0
         row.lost, row.doubled = row.lost + lost, row.doubled + doubled
@@ -139,11 +146,7 @@ def torn_journal(runs: int, folder: Path) -> Row:
     row = Row("torn journal: the WAL cut at a random byte after a SIGKILL, resumed")
     failures: list[list[str]] = []
     rng = random.Random(7)
-    script = _shoe_script(folder, 99)
-    reference = folder / "torn-ref.db"
-    if sabot(*_deal(script, reference)).wait(timeout=120) != 0:
-        raise RuntimeError("the reference deal failed")
-    expected = events_of(reference)
+    script, reference, expected = _reference(folder, 99, "torn")
     total = records_in(reference)
     for run in range(runs):
         victim = folder / f"torn-{run}.db"
@@ -183,11 +186,7 @@ def disk_full(runs: int, folder: Path) -> Row:
     failures: list[str] = []
     unread: list[int] = []
     rng = random.Random(5)
-    script = _shoe_script(folder, 77)
-    reference = folder / "full-ref.db"
-    if sabot(*_deal(script, reference)).wait(timeout=120) != 0:
-        raise RuntimeError("the reference deal failed")
-    expected = events_of(reference)
+    script, _, expected = _reference(folder, 77, "full")
     for run in range(runs):
         victim = folder / f"full-{run}.db"
         command = (_deal(script, victim) if run % 2 == 0 else
