@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import logging
 import platform
 import random
@@ -224,45 +223,45 @@ def disk_full(runs: int, folder: Path) -> Row:
 
 def soak(shoes: int, folder: Path) -> Row:
     """`shoes` one-deck shoes through one `sabot simulate` process with 5% of the serial
-    frames damaged each way: every event as `sabot deal` makes it, and the process's memory
-    after the first tenth of the run against its end."""
-    import json
+    frames damaged each way. Every step of the input must be journaled once, in order (a
+    card the camera path could not read as unreadable, which halts the table: the reader's,
+    issue 8), the journal must replay to its own events, and the process's memory after
+    the first tenth of the run must not grow by a tenth by its end."""
     import subprocess
 
+    from controller.game.observations import Card, Unreadable, observation_from_dict
+    from controller.journal.replay import input_steps
+    from controller.journal.store import Journal
+
     row = Row(f"soak: {shoes} shoes through one `sabot simulate`, 5% serial damage")
-    # ACK closes each shoe: a card the camera path could not read halts the table (a
-    # fault until acknowledged), and the next shoe must not inherit that.
-    parts = [format_script(dealt_until_shoe_end(shuffled_shoe(1, seed=500 + n), 1)) + "ACK\n"
-             for n in range(shoes)]
-    script = folder / "soak.txt"
-    script.write_text("NEWSHOE\n".join(parts))
-    dealt = subprocess.run([sys.executable, "-m", "controller.cli", "deal", str(script),
-                            "--decks", "1", "--json"], capture_output=True, text=True,
-                           timeout=600).stdout.splitlines()
-    out = folder / "soak.jsonl"
-    with out.open("w") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "simulate", "--json", "--shoe",
-             str(script), "--decks", "1", "--seed", "8", "--damage", "0.05", "--journal",
-             str(folder / "soak.db")], stdout=sink, stderr=subprocess.PIPE)
-        samples: list[tuple[float, int]] = []
-        began = time.monotonic()
-        while process.poll() is None:
-            samples.append((time.monotonic() - began, _rss_kib(process.pid)))
-            time.sleep(0.5)
-        process.stderr.read()
-    simulated = out.read_text().splitlines()
-    stats = json.loads(simulated[-1]) if simulated else {}
-    # Shoe by shoe: one whose table halted for a card the camera could not read is the
-    # reader's (issue 8), not the link's or the journal's; every other must be as dealt.
-    lost = doubled = halted = 0
-    for want, got in itertools.zip_longest(_shoes_of(dealt), _shoes_of(simulated[:-1]),
-                                           fillvalue=[]):
-        if any("unreadable card" in line for line in got):
-            halted += 1
+    # ACK closes each shoe, so a table halted for an unreadable card goes on.
+    text = "NEWSHOE\n".join(
+        format_script(dealt_until_shoe_end(shuffled_shoe(1, seed=500 + n), 1)) + "ACK\n"
+        for n in range(shoes))
+    script, journal = folder / "soak.txt", folder / "soak.db"
+    script.write_text(text)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "simulate", "--json", "--shoe", str(script),
+         "--decks", "1", "--seed", "8", "--damage", "0.05", "--journal", str(journal)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    samples: list[tuple[float, int]] = []
+    began = time.monotonic()
+    while process.poll() is None:
+        samples.append((time.monotonic() - began, _rss_kib(process.pid)))
+        time.sleep(0.5)
+    process.stderr.read()
+    planned = [step.observation for step in parse_script(text)]
+    with Journal(str(journal), create=False) as opened:
+        journaled = input_steps([observation_from_dict(r.body) for r in opened.records()
+                                 if r.kind == "observation"])
+    unread = misread = 0
+    for got, want in zip(journaled, planned, strict=False):
+        if got == want:
             continue
-        missing, extra = _multiset_diff(want, got)
-        lost, doubled = lost + missing, doubled + extra
+        if isinstance(got, Unreadable) and isinstance(want, Card):
+            unread += 1
+        elif not (isinstance(got, Unreadable) and isinstance(want, Unreadable)):
+            misread += 1
     samples = [(t, kib) for t, kib in samples if kib]
     total = samples[-1][0] if samples else 0.0
     # After a tenth of the run (warmed up: the profile loaded, the first shoe dealt).
@@ -270,23 +269,15 @@ def soak(shoes: int, folder: Path) -> Row:
     end = samples[-1][1] if samples else 0
     growth = (end - early) / early if early else float("inf")
     row.injected = shoes
-    row.survived = shoes - halted if lost == doubled == 0 and growth < 0.10 else 0
-    row.lost, row.doubled = lost, doubled
-    row.note = (f"{stats.get('cards', 0)} cards in {total:.0f} s; memory {early / 1024:.0f} "
-                f"MiB after a tenth of the run, {end / 1024:.0f} MiB at the end: {growth:+.1%} "
-                f"(must stay under +10%); shoes halted for a card the camera path could not "
-                f"read (nothing lost; issue 8): {halted}")
+    row.lost = max(0, len(planned) - len(journaled))
+    row.doubled = max(0, len(journaled) - len(planned)) + misread
+    intact = verify(str(journal)).ok
+    row.survived = shoes if row.lost == row.doubled == 0 and intact and growth < 0.10 else 0
+    row.note = (f"{len(planned)} steps in {total:.0f} s, each journaled once in order; memory "
+                f"{early / 1024:.0f} MiB after a tenth of the run, {end / 1024:.0f} MiB at the "
+                f"end: {growth:+.1%} (must stay under +10%); cards the camera path could not "
+                f"read (the table halted; issue 8): {unread}")
     return row
-
-
-def _shoes_of(lines: list[str]) -> list[list[str]]:
-    """JSON event lines cut into shoes at each new_shoe event."""
-    shoes: list[list[str]] = []
-    for line in lines:
-        if '"event": "new_shoe"' in line or not shoes:
-            shoes.append([])
-        shoes[-1].append(line)
-    return shoes
 
 
 def _rss_kib(pid: int) -> int:
