@@ -19,7 +19,8 @@ from hardware.errors import CameraStalledError
 FORMAT = """\
 recording layout (DIR):
   frames/000000.png ...  every camera frame, lossless
-  events.jsonl           one JSON object per line, "t" = seconds since the start:
+  events.jsonl           one JSON object per line, written as it goes (a killed recording
+                         keeps all it had), "t" = seconds since the start:
     {"kind": "start", "host_boot_id": H, "port": ..., "camera": ...}
     {"kind": "frame", "t": .., "index": n, "file": "frames/000000.png"}
     {"kind": "rx", "t": .., "hex": "..."}        bytes as received from the shoe MCU
@@ -82,7 +83,9 @@ class Recorder:
     def __init__(self, out: Path, start: float):
         self.out, self.start = out, start
         (out / "frames").mkdir(parents=True, exist_ok=True)
-        self._file = (out / "events.jsonl").open("w", encoding="utf-8")
+        # Line-buffered: each record reaches the file as it is written, so a recording that
+        # is killed keeps everything up to its last frame (issue 13).
+        self._file = (out / "events.jsonl").open("w", encoding="utf-8", buffering=1)
         self._lock = threading.Lock()
         self.frames = 0
 

@@ -49,6 +49,40 @@ def test_record_writes_frames_and_serial_bytes_that_replay_to_the_same_events(tm
     assert replayed == recorded == [1, 2, 3, 4, 5]
 
 
+def test_a_killed_recording_keeps_every_record_up_to_its_last_frame(tmp_path):
+    """Issue 13: the events file was written through an 8 KB buffer, so a `sabot record`
+    killed (a rig's power, a SIGKILL) lost its last hundred records."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    frames_dir = tmp_path / "camera"
+    frames_dir.mkdir()
+    first = frames_dir / "000000.png"
+    cv2.imwrite(str(first), np.full((24, 32, 3), 90, np.uint8))
+    for n in range(1, 20_000):
+        os.link(first, frames_dir / f"{n:06d}.png")
+    out = tmp_path / "session"
+    with PtyShoe(ShoeEmulator(timing=FAST), link_path=tmp_path / "shoe") as shoe:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "record", "--out", str(out), "--port",
+             shoe.device, "--camera", "file", "--camera-opt", f"path={frames_dir}"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(list((out / "frames").glob("*.png"))
+                                                  if (out / "frames").exists() else []) < 200:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+    written = len(list((out / "frames").glob("*.png")))
+    lines = (out / "events.jsonl").read_text().splitlines()
+    recorded = [json.loads(line) for line in lines]  # every line whole
+    frames = [r for r in recorded if r["kind"] == "frame"]
+    assert written >= 200 and len(frames) >= written - 1  # the frame being written aside
+
+
 def test_record_refuses_a_non_empty_directory_and_bad_options(tmp_path, capsys):
     (tmp_path / "old.txt").write_text("x")
     assert record.run(parse("--out", str(tmp_path), "--port", "/dev/null")) == 2
