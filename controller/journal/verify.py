@@ -47,11 +47,14 @@ def chain_problem(rows: list[tuple]) -> tuple[int, str] | None:
 def verify(path: str, *, key: Ed25519PublicKey | None = None,
            anchor: Anchor | None = None) -> Verdict:
     """`key`: the table's public key, trusted; `anchor`: a signed head kept elsewhere."""
-    verdict = _verify_content(path)
+    with Journal(path, create=False) as journal:
+        try:
+            rows, signed = journal.signed_rows()  # one moment of a journal being written
+        except sqlite3.DatabaseError as error:
+            return Verdict(False, 0, f"{path}: cannot be read ({error})")
+        verdict = _verify_content(path, journal, rows)
     if not verdict.ok:
         return verdict
-    with Journal(path, create=False) as journal:
-        rows, signed = journal.signed_rows()
     problem = _signature_problem(rows, signed, key, anchor)
     if problem is not None:
         return Verdict(False, verdict.records, problem)
@@ -113,35 +116,31 @@ def _signature_note(signed: list[Anchor], key, anchor) -> str:
     return checked + (f"; matches the anchor at record {anchor.seq}" if anchor else "")
 
 
-def _verify_content(path: str) -> Verdict:
-    with Journal(path, create=False) as journal:
-        try:
-            rows = list(journal.raw_rows())
-        except sqlite3.DatabaseError as error:
-            return Verdict(False, 0, f"{path}: cannot be read ({error})")
-        broken = chain_problem(rows)
-        if broken is not None:
-            return Verdict(False, *broken)
-        count = len(rows)
-        if count == 0:
-            return Verdict(False, 0, f"{path}: the journal is empty")
-        problem = _structure_problem(rows)
-        if problem is not None:
-            return Verdict(False, count, problem)
-        try:
-            replayed = replay(journal)
-        except (SabotError, ValueError, TypeError, KeyError, AttributeError) as error:
-            return Verdict(False, count, f"replay failed: {error}")
-        mismatch = replayed.first_mismatch()
-        if mismatch is not None:
-            seq, recorded, produced = mismatch
-            return Verdict(False, count, f"record {seq}: replaying this observation gives "
-                           f"{produced} but the journal holds {recorded}")
-        note = ""
-        if replayed.unfinished is not None:
-            note = (f"; the events of the last observation (record {replayed.unfinished}) "
-                    "were not written yet: the service completes them on its next start")
-        return Verdict(True, count, f"{count} records, chain intact, replay matches{note}")
+def _verify_content(path: str, journal: Journal, rows: list[tuple]) -> Verdict:
+    """The chain, the records' shape and the replay of the journal whose `rows` are given."""
+    broken = chain_problem(rows)
+    if broken is not None:
+        return Verdict(False, *broken)
+    count = len(rows)
+    if count == 0:
+        return Verdict(False, 0, f"{path}: the journal is empty")
+    problem = _structure_problem(rows)
+    if problem is not None:
+        return Verdict(False, count, problem)
+    try:
+        replayed = replay(journal)
+    except (SabotError, ValueError, TypeError, KeyError, AttributeError) as error:
+        return Verdict(False, count, f"replay failed: {error}")
+    mismatch = replayed.first_mismatch()
+    if mismatch is not None:
+        seq, recorded, produced = mismatch
+        return Verdict(False, count, f"record {seq}: replaying this observation gives "
+                       f"{produced} but the journal holds {recorded}")
+    note = ""
+    if replayed.unfinished is not None:
+        note = (f"; the events of the last observation (record {replayed.unfinished}) "
+                "were not written yet: the service completes them on its next start")
+    return Verdict(True, count, f"{count} records, chain intact, replay matches{note}")
 
 
 KINDS = {"meta", "observation", "event", "link"}
