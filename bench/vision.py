@@ -27,7 +27,8 @@ from rich.progress import Progress
 from rich.table import Table
 
 from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
-from controller.service.recording import open_recording, write_synthetic_recording
+from controller.service.recording import open_recording
+from controller.sim.recording import write_synthetic_recording
 from vision.cards import ALL_CARDS, split_code
 from vision.decks import decks_root, draw_cut, load_deck
 from vision.enrol import enrol

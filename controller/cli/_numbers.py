@@ -32,3 +32,14 @@ def number(kind: type, low: float | None = None, high: float | None = None,
 
     parse.__name__ = kind.__name__  # argparse names the type in some messages
     return parse
+
+
+def window(text: str) -> tuple[int, int, int, int]:
+    """An argparse type: a reading window X,Y,W,H in pixels."""
+    try:
+        values = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 4 or min(values) < 0 or min(values[2:]) < 16:
+        raise argparse.ArgumentTypeError(f"{text!r}: give X,Y,W,H in pixels (W, H >= 16)")
+    return values  # type: ignore[return-value]

@@ -3,7 +3,6 @@ from a recording of one fresh deck run through the shoe in a known order."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from controller.cli._numbers import window
 from controller.errors import InputError
 from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
 from controller.service.recording import open_recording
@@ -45,7 +45,7 @@ def register(subparsers) -> None:
                         "clubs K-A, hearts K-A), a file, or the tokens in the `sabot deal` "
                         "language (^ before a card dealt face up: its back is seen; CUT; "
                         "JOKER)")
-    parser.add_argument("--window", type=_window, metavar="X,Y,W,H", help="the reading window "
+    parser.add_argument("--window", type=window, metavar="X,Y,W,H", help="the reading window "
                         "in the recorded frames (default: [camera] window of --config, or "
                         "the whole frame)")
     parser.add_argument("--config", metavar="PATH", help="the config of `sabot run` to take "
@@ -71,16 +71,6 @@ def _views(text: str) -> int:
     if not 2 <= value <= 400:
         raise argparse.ArgumentTypeError(f"{value} views: give 2 to 400")
     return value
-
-
-def _window(text: str) -> tuple[int, int, int, int]:
-    try:
-        values = tuple(int(v) for v in text.split(","))
-    except ValueError:
-        values = ()
-    if len(values) != 4 or min(values) < 0 or min(values[2:]) < 16:
-        raise argparse.ArgumentTypeError(f"{text!r}: give X,Y,W,H in pixels (W, H >= 16)")
-    return values  # type: ignore[return-value]
 
 
 def run(args) -> int:

@@ -26,8 +26,8 @@ recording layout (DIR):
     {"kind": "rx", "t": .., "hex": "..."}        bytes as received from the shoe MCU
     {"kind": "link", "t": .., "event": "CardPresent", "counter": 7}   decoded, for reading
     {"kind": "stall", "t": .., "error": "..."}   the camera delivered nothing in time
-Replay: feed each "rx" chunk at its "t" into firmware_bridge.link.Link(boot_id=H) and read
-the frames with `open_camera("file", path=DIR/frames)`: the same bytes give the same events.
+Play it back into the service: `sabot playback DIR --config CONFIG` (the "rx" bytes go
+through the real link answering as boot id H; the same recording gives the same journal).
 """
 
 

@@ -16,7 +16,7 @@ from controller.errors import CardCodeError, InputError
 from controller.game import observations as obs
 from controller.game.cards import parse_card
 
-_KEYWORDS = {
+KEYWORDS = {
     "CUT": obs.Cut,
     "NMB": obs.NoMoreBets,
     "DISCLOSED": obs.Disclosed,
@@ -37,8 +37,8 @@ class Step:
 
 def parse_token(token: str) -> obs.Observation:
     upper = token.upper()
-    if upper in _KEYWORDS:
-        return _KEYWORDS[upper]()
+    if upper in KEYWORDS:
+        return KEYWORDS[upper]()
     if upper == "JOKER":
         return obs.Unreadable(JOKER)
     if upper == "UNREADABLE":
@@ -88,7 +88,7 @@ def _token_of(observation: obs.Observation) -> str:
         return ("^" if observation.face_up else "") + observation.card
     if isinstance(observation, obs.Unreadable):
         return "JOKER" if observation.reason == JOKER else "UNREADABLE"
-    for keyword, cls in _KEYWORDS.items():
+    for keyword, cls in KEYWORDS.items():
         if isinstance(observation, cls):
             return keyword
     raise InputError(f"{observation!r} has no script token")

@@ -58,6 +58,10 @@ class Drivers:
     # The surveillance room's broker (controller.surveillance.broker client: paho or the
     # in-process fake); None: the table publishes nothing.
     broker: object | None = None
+    # What carries the link's bytes, given the link: None, a serial port (`serial_port`);
+    # `sabot playback` hands in the recorded bytes (controller.service.playback).
+    link_transport: Callable[[Link], object] | None = None
+    host_boot_id: int | None = None  # None: a new one at each start, as the protocol wants
 
 
 class TableAssembly:
@@ -88,11 +92,13 @@ class TableAssembly:
             sinks = [*sinks, self.publisher.sink]
         outputs = [drivers.panel.lamps.show]
         self.transport: SerialTransport | None = None
-        if drivers.serial_port is not None:
+        if drivers.serial_port is not None or drivers.link_transport is not None:
             # What the previous run journaled is not delivered again; a gap is reported.
-            link = Link(timing=drivers.link_timing, resume=last_link_state(self.journal))
-            self.transport = SerialTransport(drivers.serial_port, link,
-                                             baudrate=drivers.baudrate)
+            link = Link(timing=drivers.link_timing, resume=last_link_state(self.journal),
+                        boot_id=drivers.host_boot_id)
+            self.transport = (drivers.link_transport(link) if drivers.link_transport
+                              else SerialTransport(drivers.serial_port, link,
+                                                   baudrate=drivers.baudrate))
             stack.callback(self.transport.stop)
             outputs.append(self.transport.send_lamps)
         self.lamps = LampFanout(*outputs)

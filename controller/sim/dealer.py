@@ -24,12 +24,11 @@ import numpy as np
 from controller.errors import SabotError
 from controller.game import observations as obs
 from controller.service.pipeline import Pipeline
-from controller.service.runtime import ShoeRuntime
+from controller.service.runtime import BUTTON_OBSERVATIONS, ShoeRuntime
 from firmware_bridge.pty_shoe import PtyShoe
 from vision.synth import PASSAGE_SEVERITY, WINDOW_H, WINDOW_W, render_window, two_view_frames
 
-BUTTON_OF = {obs.NoMoreBets: "no_more_bets", obs.Disclosed: "card_disclosed",
-             obs.Ack: "acknowledge", obs.NewShoe: "new_shoe"}
+BUTTON_OF = {observation: name for name, observation in BUTTON_OBSERVATIONS.items()}
 UNDER_WINDOW = (0, 0, WINDOW_W, WINDOW_H)
 OVER_WINDOW = (WINDOW_W, 0, WINDOW_W, WINDOW_H)
 

@@ -11,7 +11,8 @@ import pytest
 from controller.cli import main
 from controller.errors import InputError
 from controller.service.enrol_recording import NEW_DECK, ORDERS, parse_order
-from controller.service.recording import open_recording, write_synthetic_recording
+from controller.service.recording import open_recording
+from controller.sim.recording import write_synthetic_recording
 from vision.cards import ALL_CARDS
 from vision.passages import NOMINAL_TOP, edges, nominal_view, passages
 from vision.profile import load_profile

@@ -1,0 +1,125 @@
+"""`sabot playback REC` (issue 13): a recording played into the real service gives the
+journal of the shoe it recorded, at any speed, and `--expect` names the first difference."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from controller.cli import main
+from controller.journal.compare import expected_events, first_difference, journal_events
+from controller.journal.store import Journal
+from controller.journal.verify import verify
+from controller.sim.recording import write_synthetic_recording
+from vision.decks import synthetic_deck
+from vision.enrol import enrol
+from vision.profile import save_profile
+from vision.synth import write_samples
+
+# A burn (rule 7.4: the ace shows one more card burned), two rounds, each opened by the
+# shoe's No more bets button (rule 8.2), the cut card (rule 9.8) and the last coup.
+ORDER = "AS 2C NMB 2H 3D 4H 5D NMB 4S 5S 5C 3C CUT NMB TH JH QH KH"
+TABLE = ["--window", "40,30,128,200"]
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory):
+    """A profile of the synthetic deck, a recording of ORDER dealt through an emulated shoe,
+    and what `sabot deal` makes of the same order."""
+    folder = tmp_path_factory.mktemp("playback")
+    deck = synthetic_deck()
+    profile = folder / "profile.npz"
+    save_profile(enrol(write_samples(deck, folder / "samples")), profile)
+    recording = write_synthetic_recording(deck, ORDER.split(), folder / "rec", seed=3,
+                                          window=(40, 30))
+    order = folder / "order.txt"
+    order.write_text(ORDER + "\n")
+    deal = subprocess.run([sys.executable, "-m", "controller.cli", "deal", "--json",
+                           str(order)], capture_output=True, text=True, check=False)
+    expected = folder / "deal.jsonl"
+    expected.write_text(deal.stdout)
+    return {"profile": str(profile), "recording": recording, "deal": expected,
+            "folder": folder}
+
+
+def play(rig, *extra: str, journal=None) -> int:
+    journal = journal or rig["folder"] / f"journal-{len(list(rig['folder'].glob('j*')))}"
+    return main(["playback", str(rig["recording"]), "--profile", rig["profile"], *TABLE,
+                 "--journal", str(journal), *extra])
+
+
+def test_a_recorded_shoe_played_back_journals_what_deal_gives_for_its_order(rig, capsys):
+    journal = rig["folder"] / "fast.sqlite"
+    assert play(rig, "--fast", "--expect", str(rig["deal"]), journal=journal) == 3
+    err = capsys.readouterr().err
+    assert f"the same {len(expected_events(rig['deal']))} events as" in err
+    assert "14 cards and the cut card, 2 rounds, 0 faults" in err
+    with Journal(str(journal), create=False) as opened:
+        kinds = [r.body["kind"] for r in opened.records() if r.kind == "observation"]
+        links = [r.body for r in opened.records() if r.kind == "link"]
+    assert kinds.count("no_more_bets") == 3  # pressed on the shoe, through the real link
+    # The card before the last one present is journaled as seen (docs/protocol.md 8.3).
+    assert links[-1]["card_counter"] == 14 and links[-1]["event"] > 30
+    assert verify(str(journal)).ok
+
+
+def test_the_same_recording_gives_the_same_journal_at_the_recorded_pace(rig):
+    """The sensor, frames and buttons reach the table in recorded order at any speed."""
+    fast, paced = rig["folder"] / "a.sqlite", rig["folder"] / "b.sqlite"
+    assert play(rig, "--fast", journal=fast) == 3
+    assert play(rig, "--speed", "3", journal=paced) == 3
+    assert journal_events(paced) == journal_events(fast)
+
+
+def test_expect_names_the_first_difference_and_fails(rig, capsys, tmp_path):
+    planted = tmp_path / "planted.jsonl"
+    lines = rig["deal"].read_text().splitlines()
+    events = [json.loads(line) for line in lines]
+    at = next(i for i, e in enumerate(events) if e.get("card") == "5C")
+    events[at]["card"] = "5H"
+    planted.write_text("".join(json.dumps(e) + "\n" for e in events))
+    assert play(rig, "--fast", "--expect", str(planted)) == 1
+    err = capsys.readouterr().err
+    assert f"differs from {planted}: event {at + 1} differs in card" in err
+    assert '"card": "5H"' in err and '"card": "5C"' in err
+
+
+def test_expect_takes_a_journal_and_sees_events_missing(rig, capsys, tmp_path):
+    shorter = tmp_path / "shorter.jsonl"
+    shorter.write_text(rig["deal"].read_text() + json.dumps({"event": "burn", "cards": []})
+                       + "\n")
+    assert play(rig, "--fast", "--expect", str(shorter)) == 1
+    assert "1 expected event(s) missing after event" in capsys.readouterr().err
+    before = tmp_path / "before.sqlite"
+    assert play(rig, "--fast", journal=before) == 3
+    assert play(rig, "--fast", "--expect", str(before)) == 3
+    assert "the same 27 events as" in capsys.readouterr().err
+
+
+def test_first_difference_in_words():
+    a = [{"event": "burn", "cards": ["AS", "2C"]}]
+    assert first_difference(a, list(a)) is None
+    assert "event(s) more than expected after event 1" in first_difference(a, a + a)
+    assert "differs in cards" in first_difference(a, [{"event": "burn", "cards": ["AS"]}])
+
+
+def test_bad_input_is_named(rig, capsys, tmp_path):
+    taken = tmp_path / "taken.sqlite"
+    taken.write_bytes(b"")
+    assert play(rig, journal=taken) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(["playback", str(tmp_path / "none"), "--profile", rig["profile"]]) == 2
+    assert "no such recording directory" in capsys.readouterr().err
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text('{"event": "burn"}\nnot json\n')
+    assert play(rig, "--expect", str(junk)) == 2
+    assert f"{junk}, line 2: not a JSON event" in capsys.readouterr().err
+    broken = tmp_path / "rec"
+    shutil.copytree(rig["recording"], broken)
+    (broken / "frames" / "000010.png").unlink()
+    assert main(["playback", str(broken), "--profile", rig["profile"], *TABLE]) == 2
+    assert "1 recorded frame(s) missing, the first 000010.png" in capsys.readouterr().err
