@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint soak faults bench clean
+.PHONY: demo test lint soak faults bench firmware clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,7 +36,17 @@ $(SYSTEMD_ANALYZE):
 	export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq systemd >/dev/null \
 	  || { apt-get update -qq && apt-get install -y -qq systemd >/dev/null; }
 
-test: $(STAMP) $(MOSQUITTO) $(CHROMIUM) $(SYSTEMD_ANALYZE)
+# The reference firmware's tests build it with the system C compiler (Debian's gcc).
+CC_PATH := $(firstword $(wildcard /usr/bin/cc /usr/bin/gcc) /usr/bin/cc)
+
+$(CC_PATH):
+	export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq gcc libc6-dev >/dev/null \
+	  || { apt-get update -qq && apt-get install -y -qq gcc libc6-dev >/dev/null; }
+
+firmware: $(CC_PATH)
+	$(MAKE) -C firmware
+
+test: $(STAMP) $(MOSQUITTO) $(CHROMIUM) $(SYSTEMD_ANALYZE) $(CC_PATH)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n 2 -q
 
@@ -49,7 +59,7 @@ faults: $(STAMP)
 	$(BIN)/python -m bench.faults --out RELIABILITY.md
 
 bench: $(STAMP) $(MOSQUITTO)
-	for b in engine link vision e2e monitor; do echo "== bench.$$b"; $(BIN)/python -m bench.$$b || exit 1; done
+	for b in engine link vision e2e playback monitor; do echo "== bench.$$b"; $(BIN)/python -m bench.$$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
