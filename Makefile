@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint soak faults bench firmware clean
+.PHONY: demo test lint soak rig faults bench firmware clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,10 @@ test: $(STAMP) $(MOSQUITTO) $(CHROMIUM) $(SYSTEMD_ANALYZE) $(CC_PATH)
 
 soak: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m soak
+
+# A whole 8-deck shoe dealt by `sabot emulate-shoe --camera` into `sabot run` (minutes).
+rig: $(STAMP)
+	$(BIN)/python -m pytest -q -m rig
 
 # The fault campaign (issue 12): every fault class injected with fixed seeds, RELIABILITY.md
 # written from what it counted (about a quarter of an hour on 2 cores).

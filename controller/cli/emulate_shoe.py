@@ -1,4 +1,5 @@
-"""`sabot emulate-shoe`: the shoe microcontroller, emulated on a pseudo-terminal, for rigs."""
+"""`sabot emulate-shoe`: the shoe microcontroller, emulated on a pseudo-terminal, for rigs;
+with `--camera`, the shoe's camera too (an MJPEG stream in step with the card sensor)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from controller.cli._numbers import number
+from controller.errors import SabotError
 from firmware_bridge.emulator import HISTORY, ShoeEmulator
 from firmware_bridge.errors import MessageError
 from firmware_bridge.faults import Faults
@@ -21,7 +23,12 @@ from firmware_bridge.session import LinkTiming
 
 COMMANDS = f"""\
 commands on stdin, one per line (also from a pipe or a FIFO):
-  card [N]            deal N cards (default 1): CARD_PRESENT then CARD_GONE each
+  card [N]            deal N cards (default 1): CARD_PRESENT then CARD_GONE each; with
+                      --camera, the next N of --shoe (or of a shuffled 8-deck shoe) pass
+                      the camera's window too
+  deal TOKEN...       with --camera: deal these, in the language of `sabot deal` (AS 10H,
+                      ^KD face up, CUT, JOKER; NMB DISCLOSED ACK NEWSHOE press a button)
+  pullback CODE       with --camera: a card drawn half way and pushed back into the shoe
   present | gone      only cover / uncover the card sensor (present counts a new card)
   button NAME         press a button: {", ".join(BUTTONS)}
   lid open|closed     open or close the shoe's lid
@@ -31,7 +38,8 @@ commands on stdin, one per line (also from a pipe or a FIFO):
   unplug | replug     close the pty / open a new one behind --link
   status              print counters, queue, lamps, link state
   quit                stop
-Output lines are `key: value`; `device:` comes first, then `lamps:` and `link:` changes.
+Output lines are `key: value`; `device:` comes first (and `camera:`, its URL), then `lamps:`
+and `link:` changes, and `shown:` for each card as the camera starts to show it.
 """
 
 
@@ -85,7 +93,37 @@ def register(subparsers) -> None:
         "--protocol", type=int, choices=(1, 2), default=PROTOCOL,
         help=f"the highest link protocol version it speaks (default {PROTOCOL})"
     )
+    camera = parser.add_argument_group(
+        "the shoe's camera", "Serve the camera too: each card dealt slides through the "
+        "reading window as MJPEG frames on http://127.0.0.1:PORT/stream.mjpg while the card "
+        "sensor is covered, so `sabot run` with [camera] source = \"http\" and that url, and "
+        "[serial] port = the pty, is driven end to end by this one process.")
+    camera.add_argument("--camera", type=number(int, 0, 65535), metavar="PORT",
+                        help="serve the camera on this loopback port (0: any free one)")
+    camera.add_argument("--deck", default="synthetic", metavar="DIR",
+                        help="the deck design the camera shows: a folder of faces (as "
+                        "../shared/decks/*), or synthetic (default)")
+    camera.add_argument("--fps", type=number(float, 1, 240), default=30.0,
+                        help="frames per second (default 30: a card takes 0.8 s to pass, "
+                        "24 frames; a reader slower than the camera drops frames, and a "
+                        "card seen in fewer frames is more often unreadable)")
+    camera.add_argument("--window", type=_at, default=(40, 30), metavar="X,Y",
+                        help="where the reading window sits in the 320x260 frame (default "
+                        "40,30: [camera] window = [40, 30, 128, 200])")
+    camera.add_argument("--shoe", metavar="FILE", help="the order `card` and --interval deal "
+                        "(the language of `sabot deal`; default: a shuffled 8-deck shoe)")
     parser.set_defaults(func=run)  # fmt: skip
+
+
+def _at(text: str) -> tuple[int, int]:
+    try:
+        x, y = (int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give X,Y in pixels") from None
+    if not (0 <= x <= 320 - 128 and 0 <= y <= 260 - 200):
+        raise argparse.ArgumentTypeError(f"{text}: the 128x200 window must fit the 320x260 "
+                                         "frame (X 0-192, Y 0-60)")
+    return x, y
 
 
 def run(args) -> int:
@@ -99,18 +137,22 @@ def run(args) -> int:
     )
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    dealer = camera_dealer(args, shoe) if args.camera is not None else None
     with shoe:
         say(sys.stdout, "device", shoe.device)
+        if dealer is not None:
+            dealer.camera.start()
+            say(sys.stdout, "camera", dealer.camera.url)
         threads = [threading.Thread(target=watch, args=(shoe, sys.stdout, stop), daemon=True)]
         if args.interval:
             threads.append(threading.Thread(
-                target=auto_deal, args=(shoe, args.interval, args.cards, stop), daemon=True
-            ))  # fmt: skip
+                target=auto_deal, args=(dealer or shoe, args.interval, args.cards, stop),
+                daemon=True))  # fmt: skip
         for thread in threads:
             thread.start()
         reader = threading.Thread(
-            target=lambda: (serve(shoe, sys.stdin, sys.stdout), stop.set()), daemon=True
-        )
+            target=lambda: (serve(shoe, sys.stdin, sys.stdout, dealer), stop.set()),
+            daemon=True)
         reader.start()
         try:
             while not stop.wait(0.2):
@@ -118,7 +160,17 @@ def run(args) -> int:
         except KeyboardInterrupt:
             pass
         stop.set()
+        if dealer is not None:
+            dealer.camera.stop()
     return 0
+
+
+def camera_dealer(args, shoe: PtyShoe):
+    from controller.sim.camera_dealer import CameraDealer  # noqa: PLC0415 - OpenCV only here
+
+    return CameraDealer.open(shoe, deck=args.deck, port=args.camera, fps=args.fps,
+                             at=args.window, shoe_file=args.shoe, seed=args.seed,
+                             on_card=lambda code: say(sys.stdout, "shown", code))
 
 
 def say(out: TextIO, key: str, value: object) -> None:
@@ -126,7 +178,7 @@ def say(out: TextIO, key: str, value: object) -> None:
     out.flush()
 
 
-def serve(shoe: PtyShoe, lines: Iterable[str], out: TextIO) -> None:
+def serve(shoe: PtyShoe, lines: Iterable[str], out: TextIO, dealer=None) -> None:
     """Obey commands until `quit` (returns) or the end of input (keeps serving until EOF)."""
     for line in lines:
         words = shlex.split(line, comments=True)
@@ -135,18 +187,27 @@ def serve(shoe: PtyShoe, lines: Iterable[str], out: TextIO) -> None:
         if words[0] == "quit":
             return
         try:
-            obey(shoe, words, out)
-        except (MessageError, ValueError, IndexError) as error:
+            obey(shoe, words, out, dealer)
+        except (MessageError, ValueError, IndexError, SabotError) as error:
             say(out, "error", f"{line.strip()!r}: {error or 'missing argument'}")
     if not getattr(lines, "isatty", lambda: True)():
         threading.Event().wait()  # stdin was a file or /dev/null: keep serving until killed
 
 
-def obey(shoe: PtyShoe, words: list[str], out: TextIO) -> None:
+def obey(shoe: PtyShoe, words: list[str], out: TextIO, dealer=None) -> None:
     verb, rest = words[0], words[1:]
     emulator = shoe.emulator
     now = shoe.clock()
-    if verb == "card":
+    if verb in ("deal", "pullback") and dealer is None:
+        raise ValueError(f"`{verb}` needs the camera: start with --camera PORT")
+    if verb == "card" and dealer is not None:
+        for _ in range(int(rest[0]) if rest else 1):
+            dealer.deal_next()
+    elif verb == "deal":
+        dealer.deal(" ".join(rest))
+    elif verb == "pullback":
+        dealer.pull_back(rest[0])
+    elif verb == "card":
         for _ in range(int(rest[0]) if rest else 1):
             say(out, "dealt", shoe.deal_card())
     elif verb == "present":
@@ -201,12 +262,15 @@ def watch(shoe: PtyShoe, out: TextIO, stop: threading.Event) -> None:
         seen_lamps, seen_up = lamps, up
 
 
-def auto_deal(shoe: PtyShoe, interval: float, cards: int | None, stop: threading.Event) -> None:
+def auto_deal(shoe, interval: float, cards: int | None, stop: threading.Event) -> None:
+    """A card every `interval` (with the camera: the next token of the shoe's order, paced by
+    the camera when it cannot show them that fast) until `cards` or the order's end."""
     dealt = 0
     next_at = time.monotonic()
     while cards is None or dealt < cards:
         next_at += interval
         if stop.wait(max(0.0, next_at - time.monotonic())):
             return
-        shoe.deal_card()
+        if shoe.deal_card() is None:
+            return  # the camera's order has been dealt
         dealt += 1

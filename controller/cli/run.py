@@ -18,6 +18,8 @@ def register(subparsers) -> None:
                         f"{DEFAULT_CONFIG})")
     parser.add_argument("--log-level", default="info",
                         choices=("debug", "info", "warning", "error"))
+    parser.add_argument("--show", action="store_true", help="print what the table does on "
+                        "stdout as it happens: every card, round, lamp change and fault")
     parser.set_defaults(func=run)
 
 
@@ -29,4 +31,9 @@ def run(args) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=args.log_level.upper(),
         format="level=%(levelname)s logger=%(name)s msg=%(message)r")
-    return serve(config)
+    sinks = []
+    if args.show:
+        from controller.views.console import ShowSink
+
+        sinks.append(ShowSink(lambda line: print(line, flush=True)))
+    return serve(config, sinks)

@@ -51,9 +51,10 @@ def camera_options(camera: dict) -> tuple[str, dict]:
 
 
 class Service:
-    def __init__(self, config: dict, stop: threading.Event | None = None):
+    def __init__(self, config: dict, stop: threading.Event | None = None, sinks=()):
         self.config = config
         self.stop = stop or threading.Event()
+        self.sinks = list(sinks)  # besides the journal and the broker: `--show`
         table = config["table"]
         self.settings = {"decks": table["decks"], "style": table["style"],
                          "require_no_more_bets": table["require_no_more_bets"]}
@@ -83,8 +84,8 @@ class Service:
             journal_path = config["journal"]["path"]
             signer = load_or_create_signer(config["journal"]["key"] or f"{journal_path}.key")
             table = stack.enter_context(TableAssembly(self.settings, journal_path, drivers,
-                                                      on_status=log.warning, table_id=table_id,
-                                                      signer=signer))
+                                                      sinks=self.sinks, on_status=log.warning,
+                                                      table_id=table_id, signer=signer))
             log.info("journal %s: %d observations replayed; lamps %s", table.journal.path,
                      len(table.recovered), sorted(table.service.table.lamps()))
             self.runtime = table.runtime
@@ -132,7 +133,7 @@ class Service:
             self.runtime.on_button(name)
 
 
-def serve(config: dict) -> int:
+def serve(config: dict, sinks=()) -> int:
     stop = threading.Event()
 
     def request_stop(signum, frame):
@@ -142,6 +143,6 @@ def serve(config: dict) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, request_stop)
     started = time.monotonic()
-    status = Service(config, stop).run()
+    status = Service(config, stop, sinks).run()
     log.info("stopped after %.1f s", time.monotonic() - started)
     return status

@@ -138,7 +138,7 @@ class Dealer:
 
     def _render(self, observation: obs.Observation) -> list[np.ndarray]:
         """The camera frames of one card passing: under and over views side by side."""
-        code, face_up = _card_code(observation)
+        code, face_up = dealt_code(observation)
         return [np.hstack((under, over)) for under, over, _ in two_view_frames(
             self.deck, code, self.rng, face_up=face_up, frames=self.timing.frames_per_card,
             severity=self.timing.severity)]
@@ -168,7 +168,7 @@ class Dealer:
             raise SimulationError(f"timed out waiting for {what}")
 
 
-def _card_code(observation: obs.Observation) -> tuple[str, bool]:
+def dealt_code(observation: obs.Observation) -> tuple[str, bool]:
     if isinstance(observation, obs.Card):
         return observation.card, observation.face_up
     if isinstance(observation, obs.Cut):

@@ -18,12 +18,12 @@ import numpy as np
 
 from controller.game.script import KEYWORDS
 from controller.service.recording import EVENTS
+from controller.sim.camera import camera_frame
 from controller.sim.dealer import BUTTON_OF
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.link import Link
 from firmware_bridge.messages import CardGone, CardPresent
 from vision import synth
-from vision.geometry import WINDOW_H, WINDOW_W
 from vision.imageio import write_image
 
 HOST_BOOT_ID = 0x5AB07001  # the boot id of the recording host's link
@@ -45,8 +45,6 @@ def write_synthetic_recording(deck, tokens: list[str], out: str | Path, *, seed:
     folder = Path(out)
     (folder / "frames").mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
-    x, y = window
-    base = np.full((frame_size[1], frame_size[0], 3), synth.INTERIOR, np.uint8)
     kwargs = {} if severity is None else {"severity": severity}
     line = _EmulatedLine(seed)
     lines = [{"kind": "start", "host_boot_id": HOST_BOOT_ID, "port": "emulated",
@@ -64,10 +62,8 @@ def write_synthetic_recording(deck, tokens: list[str], out: str | Path, *, seed:
             lines += line.run_until(t - SENSOR_AHEAD_S)
             line.sensor(present)
         lines += line.run_until(t)
-        image = base.copy()
-        image[y : y + WINDOW_H, x : x + WINDOW_W] = window_image
         name = f"frames/{index:06d}.png"
-        write_image(folder / name, image)
+        write_image(folder / name, camera_frame(window_image, window, frame_size))
         lines.append({"kind": "frame", "t": t, "index": index, "file": name})
     lines += line.run_until(t + LEAD_IN_S)  # the last card's sensor edge reaches the host
     (folder / EVENTS).write_text("".join(json.dumps(line) + "\n" for line in lines),

@@ -15,10 +15,9 @@ from controller.journal.compare import expected_events, first_difference, journa
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 from controller.sim.recording import write_synthetic_recording
+from controller.sim.setup import enrolled_reader
 from vision.decks import synthetic_deck
-from vision.enrol import enrol
 from vision.profile import save_profile
-from vision.synth import write_samples
 
 # A burn (rule 7.4: the ace shows one more card burned), two rounds, each opened by the
 # shoe's No more bets button (rule 8.2), the cut card (rule 9.8) and the last coup.
@@ -33,7 +32,7 @@ def rig(tmp_path_factory):
     folder = tmp_path_factory.mktemp("playback")
     deck = synthetic_deck()
     profile = folder / "profile.npz"
-    save_profile(enrol(write_samples(deck, folder / "samples")), profile)
+    save_profile(enrolled_reader(deck).profile, profile)  # the suite's cached one
     recording = write_synthetic_recording(deck, ORDER.split(), folder / "rec", seed=3,
                                           window=(40, 30))
     order = folder / "order.txt"

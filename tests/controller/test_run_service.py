@@ -122,9 +122,16 @@ def test_the_service_stops_by_itself_when_its_recorded_camera_ends(tmp_path):
     with PtyShoe(ShoeEmulator(seed=2)) as shoe:
         config = write_rig(tmp_path, shoe.device)
         service = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config",
-                                  str(config)], capture_output=True, text=True, timeout=120)
+                                  str(config), "--show"], capture_output=True, text=True,
+                                 timeout=120)
     assert service.returncode == 0, service.stderr
     assert "the recorded camera ended after" in service.stderr
+    # --show: what the table did, a line each as it happened (issue 13).
+    shown = [line.split(" ", 1)[1] for line in service.stdout.splitlines()]
+    assert shown[0].startswith("burn      AS shown, 1 burned: 2C")
+    assert "card      2H to the player, round 1" in shown
+    assert any(line.startswith("round   1  P 2H 4H") for line in shown)
+    assert "lamps     banker_stand banker_win player_stand" in shown
     journal = tmp_path / "journal" / "shoe.sqlite"
     assert cards_in(journal) == CARDS
     # Signed with the table's key, made at first start beside the journal (issue 12).
