@@ -221,22 +221,26 @@ class SyntheticSource(FrameSource):
 
 
 class FileSource(FrameSource):
-    """A recorded video (anything cv2.VideoCapture reads) or a folder of image files."""
+    """A recorded video (anything cv2.VideoCapture reads) or a folder of image files;
+    `loop`: from the start again at the end, for ever (a rig's soak), `loops` counts them."""
 
     live = False
 
-    def __init__(self, path: str | Path, **kw):
+    def __init__(self, path: str | Path, *, loop: bool = False, **kw):
         super().__init__(**kw)
         self.path = Path(path)
+        self.loop = loop
+        self.loops = 0
         if not self.path.exists():
             raise HardwareConfigError(f"camera file {str(self.path)!r} does not exist")
         self._files: Iterator[Path] | None = None
         self._capture = None
         if self.path.is_dir():
-            files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-            if not files:
+            self._all = sorted(p for p in self.path.iterdir()
+                               if p.suffix.lower() in IMAGE_SUFFIXES)
+            if not self._all:
                 raise HardwareConfigError(f"camera folder {str(self.path)!r} has no images")
-            self._files = iter(files)
+            self._files = iter(self._all)
 
     def open(self) -> None:
         if self._files is None and self._capture is None:
@@ -253,6 +257,22 @@ class FileSource(FrameSource):
                 raise CameraError(f"cannot read video {str(self.path)!r}")
 
     def grab(self) -> np.ndarray | None:
+        image = self._grab_one()
+        if image is None and self.loop:
+            self.loops += 1
+            self._rewind()
+            image = self._grab_one()
+        return image
+
+    def _rewind(self) -> None:
+        import cv2
+
+        if self._files is not None:
+            self._files = iter(self._all)
+        else:
+            self._capture.set(cv2.CAP_PROP_POS_FRAMES, 0)
+
+    def _grab_one(self) -> np.ndarray | None:
         import cv2
 
         if self._files is not None:

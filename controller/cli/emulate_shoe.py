@@ -107,6 +107,9 @@ def register(subparsers) -> None:
                         help="frames per second (default 30: a card takes 0.8 s to pass, "
                         "24 frames; a reader slower than the camera drops frames, and a "
                         "card seen in fewer frames is more often unreadable)")
+    camera.add_argument("--frames-per-card", type=number(int, 8, 200), default=24,
+                        metavar="N", help="frames in which a card crosses the window "
+                        "(default 24; a faster camera or a slower hand sees it in more)")
     camera.add_argument("--window", type=_at, default=(40, 30), metavar="X,Y",
                         help="where the reading window sits in the 320x260 frame (default "
                         "40,30: [camera] window = [40, 30, 128, 200])")
@@ -169,7 +172,8 @@ def camera_dealer(args, shoe: PtyShoe):
     from controller.sim.camera_dealer import CameraDealer  # noqa: PLC0415 - OpenCV only here
 
     return CameraDealer.open(shoe, deck=args.deck, port=args.camera, fps=args.fps,
-                             at=args.window, shoe_file=args.shoe, seed=args.seed,
+                             frames_per_card=args.frames_per_card, at=args.window,
+                             shoe_file=args.shoe, seed=args.seed,
                              on_card=lambda code: say(sys.stdout, "shown", code))
 
 

@@ -20,6 +20,9 @@ def register(subparsers) -> None:
                         choices=("debug", "info", "warning", "error"))
     parser.add_argument("--show", action="store_true", help="print what the table does on "
                         "stdout as it happens: every card, round, lamp change and fault")
+    parser.add_argument("--loop", action="store_true", help="with [camera] source = 'file': "
+                        "play the recorded frames again from the start at their end, until "
+                        "stopped (a rig's soak); without it the service stops at their end")
     parser.set_defaults(func=run)
 
 
@@ -36,4 +39,4 @@ def run(args) -> int:
         from controller.views.console import ShowSink
 
         sinks.append(ShowSink(lambda line: print(line, flush=True)))
-    return serve(config, sinks)
+    return serve(config, sinks, loop=args.loop)

@@ -33,9 +33,14 @@ HEALTH_PERIOD = 0.25
 LAMP_WATCHDOG_S = 2.0  # the main loop not seen for this long: draw/stand dark, fault lit
 
 
-def camera_options(camera: dict) -> tuple[str, dict]:
+def camera_options(camera: dict, loop: bool = False) -> tuple[str, dict]:
     kind = camera["source"]
     options: dict = {"stale_after": float(camera["stale_after_s"])}
+    if loop:
+        if kind != "file":
+            raise ConfigError(f"--loop plays a recorded camera again and again: it needs "
+                              f"[camera] source = 'file', not {kind!r}")
+        options["loop"] = True
     required = {"v4l2": "device", "http": "url", "file": "path"}
     if kind in required:
         key = required[kind]
@@ -51,10 +56,12 @@ def camera_options(camera: dict) -> tuple[str, dict]:
 
 
 class Service:
-    def __init__(self, config: dict, stop: threading.Event | None = None, sinks=()):
+    def __init__(self, config: dict, stop: threading.Event | None = None, sinks=(),
+                 loop: bool = False):
         self.config = config
         self.stop = stop or threading.Event()
         self.sinks = list(sinks)  # besides the journal and the broker: `--show`
+        self.loop = loop  # a file camera played again at its end: `--loop`
         table = config["table"]
         self.settings = {"decks": table["decks"], "style": table["style"],
                          "require_no_more_bets": table["require_no_more_bets"]}
@@ -70,7 +77,7 @@ class Service:
             os.makedirs(journal_dir, exist_ok=True)
             one_opencv_thread()
             reader = Reader(load_profile(config["camera"]["profile"]))
-            kind, options = camera_options(config["camera"])
+            kind, options = camera_options(config["camera"], self.loop)
             serial = config["serial"]
             drivers = Drivers(panel=panel, camera=open_camera(kind, **options), reader=reader,
                               serial_port=serial["port"] if serial["enabled"] else None,
@@ -133,7 +140,7 @@ class Service:
             self.runtime.on_button(name)
 
 
-def serve(config: dict, sinks=()) -> int:
+def serve(config: dict, sinks=(), loop: bool = False) -> int:
     stop = threading.Event()
 
     def request_stop(signum, frame):
@@ -143,6 +150,6 @@ def serve(config: dict, sinks=()) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, request_stop)
     started = time.monotonic()
-    status = Service(config, stop, sinks).run()
+    status = Service(config, stop, sinks, loop).run()
     log.info("stopped after %.1f s", time.monotonic() - started)
     return status

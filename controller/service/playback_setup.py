@@ -42,8 +42,11 @@ class Playback:
             panel = open_panel({"backend": "fake", "lamps": DEFAULT_LAMP_PINS,
                                 "buttons": DEFAULT_BUTTON_PINS})
             self._stack.callback(panel.close)
+            # `end_frames`: a playback stopped early must not leave the camera thread waiting
+            # for a frame that will never come.
             drivers = Drivers(panel=panel, camera=self.player.camera, reader=reader,
-                              window=window, link_transport=self.player.link_transport,
+                              window=window, end_frames=self.player.camera.close,
+                              link_transport=self.player.link_transport,
                               host_boot_id=self.recording.host_boot_id)
             self.table = TableAssembly(settings, journal_path, drivers,
                                        sinks=[lambda events: [s(e) for e in events

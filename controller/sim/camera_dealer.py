@@ -24,7 +24,8 @@ class CameraDealer:
 
     @classmethod
     def open(cls, shoe, *, deck: str = "synthetic", port: int = 0, fps: float = 30.0,
-             at: tuple[int, int] = (40, 30), shoe_file: str | None = None,
+             frames_per_card: int = 24, at: tuple[int, int] = (40, 30),
+             shoe_file: str | None = None,
              seed: int | None = None, on_card=None) -> CameraDealer:
         """`shoe` is the emulated shoe (PtyShoe: its sensor and buttons); `shoe_file` the
         order dealt by `deal_next` (default: a shuffled 8-deck shoe to its end)."""
@@ -34,8 +35,8 @@ class CameraDealer:
             order = [step.observation for step in parse_script(text, source)]
         else:
             order = dealt_until_shoe_end(shuffled_shoe(8, seed=seed), 8)
-        camera = ShoeCamera(shoe, design, fps=fps, at=at, seed=seed, port=port,
-                            on_card=on_card)
+        camera = ShoeCamera(shoe, design, fps=fps, at=at, frames_per_card=frames_per_card,
+                            seed=seed, port=port, on_card=on_card)
         return cls(camera, order)
 
     @property

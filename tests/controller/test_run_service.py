@@ -27,6 +27,8 @@ from vision.enrol import enrol
 from vision.profile import save_profile
 from vision.synth import shoe_frames, write_samples
 
+from .rig_config import write_config
+
 CARDS = ["AS", "2C", "2H", "3D", "4H", "5D"]  # burn of two, then a round: P 6, B 8
 
 
@@ -59,25 +61,10 @@ def write_rig(tmp_path, device, tail_frames: int = 0):
     empty = np.full_like(window, 30)
     for extra in range(tail_frames):
         cv2.imwrite(str(frames / f"frame_{index + 1 + extra:05d}.png"), empty)
-    config = tmp_path / "config.toml"
-    config.write_text(f"""
-[table]
-id = "test-table"
-require_no_more_bets = false
-[journal]
-path = "{tmp_path / 'journal' / 'shoe.sqlite'}"
-[camera]
-source = "file"
-path = "{frames}"
-profile = "{profile}"
-window = [0, 0, 10000, 10000]
-stale_after_s = 5.0
-[serial]
-port = "{device}"
-[gpio]
-backend = "fake"
-""")
-    return config
+    return write_config(tmp_path / "config.toml", table_id="test-table",
+                        journal=tmp_path / "journal" / "shoe.sqlite", port=device,
+                        camera={"source": "file", "path": frames, "profile": profile,
+                                "window": [0, 0, 10000, 10000], "stale_after_s": 5.0})
 
 
 def test_service_recovers_journals_frames_and_stops_on_sigterm(tmp_path):
@@ -184,6 +171,16 @@ def test_synthetic_camera_is_refused_for_a_live_table():
         camera_options({"source": "http", "url": "", "stale_after_s": 1.0})
     assert camera_options({"source": "v4l2", "device": "/dev/video0", "stale_after_s": 2}) == (
         "v4l2", {"stale_after": 2.0, "device": "/dev/video0"})
+
+
+def test_loop_is_for_a_recorded_camera_only():
+    """`sabot run --loop`: a file camera played again at its end; a live one cannot be."""
+    assert camera_options({"source": "file", "path": "rec", "stale_after_s": 2}, loop=True) == (
+        "file", {"stale_after": 2.0, "loop": True, "path": "rec"})
+    with pytest.raises(ConfigError, match="--loop .* needs \\[camera\\] source = 'file', not "
+                                          "'v4l2'"):
+        camera_options({"source": "v4l2", "device": "/dev/video0", "stale_after_s": 2},
+                       loop=True)
 
 
 def test_the_main_loop_feeds_the_lamp_watchdog_while_it_runs():

@@ -91,6 +91,24 @@ def test_folder_of_frames_is_read_in_name_order(tmp_path):
     assert values[:2] == [100, 200] and abs(values[2] - 50) <= 3
 
 
+def test_a_looping_folder_or_video_starts_again_at_its_end(tmp_path):
+    """`sabot run --loop` (issue 13): a rig's recording played again and again."""
+    for name, value in (("a.png", 10), ("b.png", 20), ("c.png", 30)):
+        cv2.imwrite(str(tmp_path / name), solid(value))
+    with FileSource(tmp_path, loop=True) as cam:
+        values = [int(cam.read().image[0, 0, 0]) for _ in range(7)]
+        assert values == [10, 20, 30, 10, 20, 30, 10]
+        assert cam.loops == 2
+    path = tmp_path / "loop.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    for value in (40, 200):
+        writer.write(solid(value))
+    writer.release()
+    with open_camera("file", path=path, loop=True) as cam:
+        shades = [int(cam.read().image[20, 20, 0]) for _ in range(5)]
+    assert all(abs(v - want) <= 5 for v, want in zip(shades, (40, 200, 40, 200, 40), strict=True))
+
+
 def test_video_file_is_read_to_its_end(tmp_path):
     path = tmp_path / "session.avi"
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
