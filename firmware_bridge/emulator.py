@@ -185,6 +185,11 @@ class ShoeEmulator:
         return self.session.up
 
     @property
+    def boot_id(self) -> int:
+        """The boot id of the MCU's current boot (new at every `reset`)."""
+        return self.session.boot_id
+
+    @property
     def shown_lamps(self) -> frozenset[str]:
         """What the shoe's own lamps show: the host's LAMPS while the link is up, and only
         `fault` when it is down or no LAMPS came since boot (docs/protocol.md)."""

@@ -13,3 +13,11 @@ def profile_cache(tmp_path_factory):
     folder.mkdir(exist_ok=True)
     os.environ["SABOT_CACHE"] = str(folder)
     yield folder
+
+
+@pytest.fixture(scope="session")
+def firmware_binaries(tmp_path_factory):
+    """The reference firmware's POSIX build (`make -C firmware`), once per test run."""
+    from tests.firmware.cshoe import build
+
+    return build(tmp_path_factory.mktemp("firmware") / "build")

@@ -36,6 +36,8 @@ def milliseconds(timing: LinkTiming) -> str:
 
 
 class CFirmware:
+    firmware = "sabot-c 2.0"  # the version text its HELLO carries
+
     def __init__(self, binary: Path, *, timing: LinkTiming, protocol: int = 2,
                  history: int = 128, seed: int = 1):
         commands, self._commands = os.pipe()

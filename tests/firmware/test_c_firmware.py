@@ -1,6 +1,8 @@
 """The reference firmware in C (`firmware/`, issue 13) against the Python host: built with
 the system C compiler, run on a pty behind the same line faults as the emulator, and put
-through the link's interop tests (docs/protocol.md, version 2, and version 1)."""
+through the link's interop tests (docs/protocol.md, version 2, and version 1). The tests
+both MCUs share (unplug, reset, heartbeat loss, delay) are in
+`tests/firmware_bridge/test_pty.py`, run on each."""
 
 from __future__ import annotations
 
@@ -21,19 +23,18 @@ from firmware_bridge.messages import (
     LidChanged,
     LinkDown,
     LinkUp,
-    McuReset,
 )
 from firmware_bridge.pty_shoe import PtyShoe
 from firmware_bridge.transport import SerialTransport
 
 from ..firmware_bridge.ptyrig import FAST, Collector, count
 from ..firmware_bridge.test_framing import VECTORS
-from .cshoe import CFirmware, build
+from .cshoe import CFirmware
 
 
 @pytest.fixture(scope="module")
-def binaries(tmp_path_factory):
-    return build(tmp_path_factory.mktemp("firmware") / "build")
+def binaries(firmware_binaries):
+    return firmware_binaries
 
 
 @pytest.fixture
@@ -115,34 +116,6 @@ def test_the_lamps_the_host_sends_are_shown_and_fault_alone_while_the_link_is_do
     firmware.wait_for(lambda: firmware.shown[-1] == frozenset())  # up again: the host's
 
 
-def test_unplug_and_replug_loses_nothing(rig):
-    shoe, transport, got = rig()
-    for _ in range(10):
-        shoe.deal_card()
-    got.until(count(CardGone, 10))
-    shoe.unplug()
-    got.until(lambda events: any("serial port lost" in e.reason for e in got.of(LinkDown)))
-    for _ in range(10):
-        shoe.deal_card()  # while unplugged: the firmware keeps them
-    shoe.replug()
-    got.until(count(CardGone, 20))
-    assert [e.counter for e in got.of(CardPresent)] == list(range(1, 21))
-
-
-def test_a_reset_is_reported_and_cards_restart_at_one(rig):
-    shoe, transport, got = rig()
-    shoe.deal_card()
-    got.until(count(CardGone, 1))
-    first = shoe.emulator.boot_id
-    shoe.reset()
-    got.until(count(McuReset, 1))
-    shoe.deal_card()
-    got.until(count(CardGone, 2))
-    assert [e.counter for e in got.of(CardPresent)] == [1, 1]
-    assert got.of(McuReset) == [McuReset(first, shoe.emulator.boot_id)]
-    assert got.of(CardsMissed) == []
-
-
 def test_a_restarted_host_gets_the_events_after_its_resume_point_once(rig):
     """Version 2, section 8.3: the new host names the last event it journaled; the firmware
     sends what came after it, from its history, and nothing twice."""
@@ -209,18 +182,6 @@ def test_a_version_1_firmware_and_a_version_2_host_speak_version_1(rig):
     assert [e.counter for e in got.of(CardPresent)] == [1, 2, 3, 4, 5]
     assert transport.link.session.link_version == 1
     assert all(e.mcu_event == 0 for e in got.of(CardPresent))  # no event numbers in v1
-
-
-def test_heartbeat_loss_takes_the_link_down_and_frames_bring_it_back(rig):
-    shoe, transport, got = rig()
-    got.until(count(LinkUp, 1))
-    shoe.to_host.faults = Faults(drop=1.0)
-    got.until(lambda events: any("no valid frame" in e.reason for e in got.of(LinkDown)))
-    shoe.deal_card()
-    shoe.to_host.faults = Faults()
-    got.until(count(CardGone, 1))
-    assert got.of(CardPresent) == [CardPresent(1)]
-    assert isinstance(got.events[-3], LinkUp)
 
 
 def test_the_posix_build_serves_its_own_pty_driven_from_stdin(binaries):

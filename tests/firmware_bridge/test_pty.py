@@ -71,8 +71,8 @@ def test_lamps_sent_by_the_host_reach_the_emulator(rig):
     ]
 
 
-def test_unplug_and_replug_reopens_the_port_and_loses_nothing(rig):
-    shoe, transport, got = rig(queue_limit=1000)
+def test_unplug_and_replug_reopens_the_port_and_loses_nothing(either_rig):
+    shoe, transport, got = either_rig(queue_limit=1000)
     for _ in range(10):
         shoe.deal_card()
     got.until(count(CardGone, 10))
@@ -87,8 +87,8 @@ def test_unplug_and_replug_reopens_the_port_and_loses_nothing(rig):
     assert os.path.realpath(shoe.device).startswith("/dev/pts/")
 
 
-def test_mcu_reset_over_the_pty_is_reported_and_cards_restart_at_one(rig):
-    shoe, transport, got = rig()
+def test_mcu_reset_over_the_pty_is_reported_and_cards_restart_at_one(either_rig):
+    shoe, transport, got = either_rig()
     shoe.deal_card()
     got.until(count(CardGone, 1))
     shoe.reset()
@@ -97,23 +97,24 @@ def test_mcu_reset_over_the_pty_is_reported_and_cards_restart_at_one(rig):
     got.until(count(CardGone, 2))
     assert [e.counter for e in got.of(CardPresent)] == [1, 1]
     assert got.of(CardsMissed) == []
-    assert got.of(LinkUp)[-1].boot_id == shoe.emulator.session.boot_id != got.of(LinkUp)[0].boot_id
+    assert got.of(LinkUp)[-1].boot_id == shoe.emulator.boot_id != got.of(LinkUp)[0].boot_id
+    assert got.of(McuReset) == [McuReset(got.of(LinkUp)[0].boot_id, shoe.emulator.boot_id)]
 
 
-def test_heartbeat_loss_takes_the_link_down_and_it_recovers_when_frames_flow(rig):
-    shoe, transport, got = rig()
+def test_heartbeat_loss_takes_the_link_down_and_it_recovers_when_frames_flow(either_rig):
+    shoe, transport, got = either_rig()
     shoe.to_host.faults = Faults(drop=1.0)  # the MCU's transmit line goes dead
     got.until(lambda events: any("no valid frame" in e.reason for e in got.of(LinkDown)))
     assert not transport.link.up
     shoe.deal_card()
     shoe.to_host.faults = Faults()
     got.until(count(CardGone, 1))
-    assert got.events[-3:] == [LinkUp("sabot-emu 2.0", shoe.emulator.session.boot_id, 0),
+    assert got.events[-3:] == [LinkUp(shoe.emulator.firmware, shoe.emulator.boot_id, 0),
                                CardPresent(1), CardGone(1)]  # fmt: skip
 
 
-def test_delayed_frames_still_arrive_in_order(rig, tmp_path):
-    shoe, _, got = rig()
+def test_delayed_frames_still_arrive_in_order(either_rig, tmp_path):
+    shoe, _, got = either_rig()
     shoe.delay = 0.03  # a slow USB hub, a busy MCU: latency, never reordering
     for _ in range(50):
         shoe.deal_card()
