@@ -67,7 +67,7 @@ def test_unreadable_config_files(tmp_path):
         load_config(str(bad))
 
 
-DOCS = ("docs/deploy.md", "README.md")
+DOCS = ("docs/deploy.md", "docs/rig.md", "README.md")
 
 
 @pytest.mark.parametrize("doc", DOCS)
