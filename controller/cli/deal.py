@@ -8,9 +8,6 @@ from controller.cli._numbers import number
 from controller.cli._output import EventPrinter, finish
 from controller.game.script import parse_script, read_input, uses_no_more_bets
 from controller.game.table import Table
-from controller.journal.replay import check_journal_continues
-from controller.journal.store import Journal
-from controller.service.table_service import TableService
 
 
 def register(subparsers) -> None:
@@ -48,6 +45,11 @@ def run(args) -> int:
             for event in table.apply(step.observation):
                 printer(event)
         return _close(table, printer)
+    # Only with a journal: `sabot deal` on its own starts in a few tens of milliseconds.
+    from controller.journal.replay import check_journal_continues  # noqa: PLC0415
+    from controller.journal.store import Journal  # noqa: PLC0415
+    from controller.service.table_service import TableService  # noqa: PLC0415
+
     check_journal_continues(args.journal, [step.observation for step in steps])
     with Journal(args.journal) as journal:
         service = TableService(journal, settings)

@@ -26,9 +26,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from controller.errors import JournalError, JournalPathError
-from controller.journal.signing import Anchor, Signer
+
+if TYPE_CHECKING:  # `cryptography` is imported only by a journal that signs or is checked
+    from controller.journal.signing import Anchor, Signer
 
 GENESIS = "0" * 64
 _SCHEMA = """
@@ -191,6 +194,8 @@ class Journal:
                 "SELECT seq, hash, key, signature FROM signatures ORDER BY seq").fetchall()
         except sqlite3.OperationalError:  # written before journals were signed
             return []
+        from controller.journal.signing import Anchor  # noqa: PLC0415 - see the top
+
         return [Anchor(int(seq), str(digest), str(key), str(signature))
                 for seq, digest, key, signature in rows]
 
@@ -201,6 +206,8 @@ class Journal:
                                    "seq <= ? ORDER BY seq DESC LIMIT 1", (upto,)).fetchone()
         except sqlite3.OperationalError:  # written before journals were signed
             return None
+        from controller.journal.signing import Anchor  # noqa: PLC0415 - see the top
+
         return Anchor(int(row[0]), str(row[1]), str(row[2]), str(row[3])) if row else None
 
     def signed_rows(self) -> tuple[list[tuple], list[Anchor]]:

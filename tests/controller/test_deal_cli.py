@@ -144,3 +144,19 @@ def test_replay_prints_the_first_shoe_header_as_deal_does(capsys, monkeypatch, t
         json.loads(line) for line in dealt.splitlines() if '"input_end"' not in line]
     assert main(["replay", journal]) == 0
     assert capsys.readouterr().out.startswith("\n== shoe 1: 1 deck, dealing style A\n")
+
+
+def test_sabot_deal_without_a_journal_loads_no_pixels_crypto_serial_or_database():
+    """Issue 9: `sabot deal` starts in a few tens of milliseconds; a journal's signing key
+    (cryptography), SQLite, OpenCV, numpy and pyserial are loaded only by what needs them."""
+    code = ("import io, sys\n"
+            "sys.stdin = io.StringIO('AS 2C 2H 3D 4H 5D')\n"
+            "from controller.cli import main\n"
+            "assert main(['deal']) == 0\n"
+            "heavy = ('cv2', 'numpy', 'cryptography', 'serial', 'sqlite3')\n"
+            "print(' '.join(m for m in heavy if m in sys.modules) or 'none', file=sys.stderr)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == "none"
+    assert "round   1" in done.stdout
