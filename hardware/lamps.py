@@ -67,7 +67,7 @@ class Lamps:
     def __init__(self, config: Mapping[str, object], backend: PinBackend):
         self.pins = parse_lamp_config(config)
         self.backend = backend
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entered by a signal handler (failsafe) mid-write
         self._lit = frozenset({"fault"})
         for lamp in self.pins.values():
             backend.setup_output(lamp.pin, lamp.level(lamp.name in self._lit))

@@ -139,7 +139,10 @@ def run(args) -> int:
         emulator, to_host=faults, to_mcu=faults, seed=args.seed or 0, link_path=args.link
     )
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    # The handler only appends: setting `stop` there could wait for ever on the Event's lock,
+    # held by this very thread when the signal came (see controller.service.main).
+    terminated: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: terminated.append(signum))
     dealer = camera_dealer(args, shoe) if args.camera is not None else None
     with shoe:
         say(sys.stdout, "device", shoe.device)
@@ -158,8 +161,8 @@ def run(args) -> int:
             daemon=True)
         reader.start()
         try:
-            while not stop.wait(0.2):
-                pass
+            while not (stop.is_set() or terminated):
+                time.sleep(0.2)
         except KeyboardInterrupt:
             pass
         stop.set()

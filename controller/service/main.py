@@ -13,6 +13,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 
 from controller.errors import ConfigError
@@ -62,6 +63,8 @@ class Service:
         self.stop = stop or threading.Event()
         self.sinks = list(sinks)  # besides the journal and the broker: `--show`
         self.loop = loop  # a file camera played again at its end: `--loop`
+        # Set by a signal handler (`install_stop_signals`): a plain assignment, never a lock.
+        self.signalled: int | None = None
         table = config["table"]
         self.settings = {"decks": table["decks"], "style": table["style"],
                          "require_no_more_bets": table["require_no_more_bets"]}
@@ -107,9 +110,18 @@ class Service:
                 raise table.pipeline.error
         return 0
 
+    def stopping(self) -> bool:
+        return self.signalled is not None or self.stop.is_set()
+
     def _main_loop(self, camera, pipeline, lamp_watchdog=None) -> None:
         watchdog = systemd.watchdog_period()
-        while not self.stop.wait(HEALTH_PERIOD):
+        # Slept, not `self.stop.wait`: a signal arriving while this thread held the Event's
+        # lock inside `wait` would deadlock a handler that set it (seen: a service that
+        # never stopped on SIGTERM).
+        while not self.stopping():
+            time.sleep(HEALTH_PERIOD)
+            if self.stopping():
+                break
             if lamp_watchdog is not None:
                 lamp_watchdog.feed()  # a hung loop leaves the lamps fail-safe by itself
             if pipeline.error is not None or not pipeline.alive:
@@ -140,16 +152,25 @@ class Service:
             self.runtime.on_button(name)
 
 
-def serve(config: dict, sinks=(), loop: bool = False) -> int:
-    stop = threading.Event()
+def install_stop_signals(service: Service) -> Callable[[int, object], None]:
+    """SIGTERM and SIGINT stop `service`. The handler only assigns: it runs in the main thread
+    between two of its bytecodes, perhaps while that thread holds a lock (an Event's, the
+    logging's), so it must take none, nor log."""
 
     def request_stop(signum, frame):
-        log.info("signal %s: stopping", signal.Signals(signum).name)
-        stop.set()
+        service.signalled = signum
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, request_stop)
+    return request_stop
+
+
+def serve(config: dict, sinks=(), loop: bool = False) -> int:
+    service = Service(config, threading.Event(), sinks, loop)
+    install_stop_signals(service)
     started = time.monotonic()
-    status = Service(config, stop, sinks, loop).run()
+    status = service.run()
+    if service.signalled is not None:
+        log.info("signal %s: stopped", signal.Signals(service.signalled).name)
     log.info("stopped after %.1f s", time.monotonic() - started)
     return status

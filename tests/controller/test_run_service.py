@@ -19,7 +19,7 @@ from controller.journal.signing import load_public_key
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 from controller.service.config import validate
-from controller.service.main import Service, camera_options
+from controller.service.main import Service, camera_options, install_stop_signals
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.pty_shoe import PtyShoe
 from vision.decks import synthetic_deck
@@ -171,6 +171,29 @@ def test_synthetic_camera_is_refused_for_a_live_table():
         camera_options({"source": "http", "url": "", "stale_after_s": 1.0})
     assert camera_options({"source": "v4l2", "device": "/dev/video0", "stale_after_s": 2}) == (
         "v4l2", {"stale_after": 2.0, "device": "/dev/video0"})
+
+
+def test_a_stop_signal_takes_no_lock_the_main_thread_may_hold():
+    """Seen: `sabot run` never stopped on SIGTERM. The handler set the Event the main loop
+    waited on, and the signal had come while the main thread held that Event's lock inside
+    `wait`: the handler waited for it for ever. Now it only assigns."""
+    service = Service(validate({}), threading.Event())
+    previous = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        handler = install_stop_signals(service)
+        assert signal.getsignal(signal.SIGTERM) is handler
+        with service.stop._cond:  # what the main thread holds inside Event.wait
+            caller = threading.Thread(target=handler, args=(signal.SIGTERM, None))
+            caller.start()
+            caller.join(timeout=2)
+            assert not caller.is_alive()
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+    assert service.stopping() and service.signalled == signal.SIGTERM
+    started = time.monotonic()
+    service._main_loop(SimpleNamespace(status="ok"), SimpleNamespace(error=None, alive=True))
+    assert time.monotonic() - started < 1  # the loop sees it at once
 
 
 def test_loop_is_for_a_recorded_camera_only():
