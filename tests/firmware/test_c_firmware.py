@@ -15,7 +15,6 @@ from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.faults import Faults
 from firmware_bridge.link import Link
 from firmware_bridge.messages import (
-    BUTTONS,
     ButtonPressed,
     CardGone,
     CardPresent,
@@ -28,7 +27,7 @@ from firmware_bridge.messages import (
 from firmware_bridge.pty_shoe import PtyShoe
 from firmware_bridge.transport import SerialTransport
 
-from ..firmware_bridge.ptyrig import FAST, Collector, count
+from ..firmware_bridge.ptyrig import FAST, Collector, count, deal_and_check_every_message
 from ..firmware_bridge.test_framing import VECTORS
 from .cshoe import CFirmware
 
@@ -78,26 +77,8 @@ def test_cards_buttons_and_lids_with_five_percent_damage_arrive_exactly_once(rig
     event numbers of version 2 without a gap."""
     shoe, transport, got = rig(faults=Faults.damaged(0.05), seed=2026)
     got.until(count(LinkUp, 1))
-    cards, pressed, lids = 2000, [], []
-    for n in range(1, cards + 1):
-        shoe.deal_card()
-        if n % 10 == 0:
-            pressed.append(BUTTONS[n // 10 % len(BUTTONS)])
-            shoe.press(pressed[-1])
-        if n % 25 == 0:
-            lids.append(n % 50 == 0)
-            shoe.set_lid(lids[-1])
-        if n % 20 == 0:  # bursts a dealer could not beat, within the history of 128
-            got.until(count(CardGone, n))
-    got.until(lambda events: len(got.of(CardGone)) == cards
-              and len(got.of(LidChanged)) == len(lids), limit=90)
-    assert [e.counter for e in got.of(CardPresent)] == list(range(1, cards + 1))
-    assert [e.counter for e in got.of(CardGone)] == list(range(1, cards + 1))
-    assert [e.name for e in got.of(ButtonPressed)] == pressed
-    assert [e.open for e in got.of(LidChanged)] == lids
-    numbered = [e.mcu_event for e in got.events if hasattr(e, "mcu_event")]
-    assert numbered == list(range(1, 2 * cards + len(pressed) + len(lids) + 1))
-    assert got.of(CardsMissed) == [] and got.of(EventsLost) == []
+    # Bursts of 20 cards: within the history of 128, faster than a dealer deals.
+    deal_and_check_every_message(shoe, got, 2000, pace_every=20)
     stats = transport.link.stats
     assert stats["crc_errors"] + stats["bad_frames"] > 0  # the damage was there
 

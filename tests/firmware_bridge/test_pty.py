@@ -10,13 +10,9 @@ from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.faults import Faults
 from firmware_bridge.link import Link
 from firmware_bridge.messages import (
-    BUTTONS,
-    ButtonPressed,
     CardGone,
     CardPresent,
     CardsMissed,
-    EventsLost,
-    LidChanged,
     LinkDown,
     LinkUp,
     McuReset,
@@ -24,32 +20,14 @@ from firmware_bridge.messages import (
 from firmware_bridge.pty_shoe import PtyShoe
 from firmware_bridge.transport import SerialTransport
 
-from .ptyrig import FAST, count
+from .ptyrig import FAST, count, deal_and_check_every_message
 
 
 def test_ten_thousand_cards_buttons_and_lids_with_five_percent_damage_arrive_exactly_once(rig):
     """The headline link test (issue 11): every message of every kind once and in order,
     the event numbers of version 2 without a gap."""
     shoe, transport, got = rig(faults=Faults.damaged(0.05), seed=2026)
-    cards = 10_000
-    pressed, lids = [], []
-    for n in range(1, cards + 1):
-        shoe.deal_card()
-        if n % 10 == 0:
-            pressed.append(BUTTONS[n // 10 % len(BUTTONS)])
-            shoe.press(pressed[-1])
-        if n % 25 == 0:
-            lids.append(n % 50 == 0)
-            shoe.set_lid(lids[-1])
-    got.until(lambda events: len(got.of(CardGone)) == cards
-              and len(got.of(LidChanged)) == len(lids), limit=90)
-    assert [e.counter for e in got.of(CardPresent)] == list(range(1, cards + 1))
-    assert [e.counter for e in got.of(CardGone)] == list(range(1, cards + 1))
-    assert [e.name for e in got.of(ButtonPressed)] == pressed
-    assert [e.open for e in got.of(LidChanged)] == lids
-    numbered = [e.mcu_event for e in got.events if hasattr(e, "mcu_event")]
-    assert numbered == list(range(1, 2 * cards + len(pressed) + len(lids) + 1))
-    assert got.of(CardsMissed) == [] and got.of(EventsLost) == []
+    deal_and_check_every_message(shoe, got, 10_000)
     damaged = shoe.to_host.stats.damaged + shoe.to_mcu.stats.damaged
     frames = shoe.to_host.stats.frames + shoe.to_mcu.stats.frames
     assert 0.04 < damaged / frames < 0.06
