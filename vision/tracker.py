@@ -11,10 +11,12 @@ Within a passage a card is decided as soon as `confirm` consecutive frames agree
 (CardSeen), or `confirm` frames of the passage read the same face and none read another
 (the reader is calibrated never to read a face wrong with confidence, so two frames that
 agree are evidence enough even with unsure frames between them; one frame that read another
-face asks for consecutive agreement again), on the cutting card (CutCard), on a joker
-(Unreadable with the reason JOKER: not one of the shoe's cards), or on a back seen by the
-under view with the over view reading a face (CardSeen face_up=True). A passage that ends
-undecided is Unreadable.
+face asks for consecutive agreement again), on the cutting card (CutCard), or on a back seen
+by the under view with the over view reading a face (CardSeen face_up=True). A joker
+(Unreadable with the reason JOKER: not one of the shoe's cards) is decided only when the
+passage ends without a face: the top of a card entering the window, its index not yet in
+view, can look more like a joker than like anything else for a frame or two, and deciding
+then threw away the frames that read the card. A passage that ends undecided is Unreadable.
 
 A frame that is the very image of the one before (a camera frozen on one picture: a live
 sensor's noise never repeats) is no new evidence: it counts towards no decision, so a camera
@@ -74,6 +76,7 @@ class _Passage:
     faces: dict[str, int] = field(default_factory=dict)  # frames per face label read
     frames: int = 0
     repeats: int = 0  # frames that were the image of the one before
+    joker_at: int | None = None  # first frame of the first `confirm` frames read as a joker
 
 
 class Tracker:
@@ -194,10 +197,8 @@ class Tracker:
         if label == "cut" and not passage.decided:
             passage.decided = label
             return [CutCard(run.first_frame)]
-        if label == JOKER and not passage.decided:
-            # Told apart from an unreadable card: a joker is not one of the shoe's cards.
-            passage.decided = label
-            return [Unreadable(JOKER, run.first_frame)]
+        if label == JOKER and passage.joker_at is None:
+            passage.joker_at = run.first_frame  # told at the end, if no face is read
         if label == "back" and not passage.decided:
             passage.back_seen = True
         return self._face_up_decision(passage)
@@ -218,6 +219,9 @@ class Tracker:
             return []
         if passage.repeats * 2 >= passage.frames:
             reason = "the camera gave the same image frame after frame (frozen?)"
+        elif passage.joker_at is not None:
+            # Told apart from an unreadable card: a joker is not one of the shoe's cards.
+            return [Unreadable(JOKER, passage.joker_at)]
         elif passage.back_seen:
             reason = "face-up card: its back was seen and no over view read its face"
         elif "face" in passage.seen:

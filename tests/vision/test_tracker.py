@@ -170,7 +170,30 @@ class ScriptedReader:
         kind, card = self.readings[int(frame)]
         if kind == "face":
             return Reading("face", card, card[:-1], card[-1], 0.9)
+        if kind == JOKER:
+            return Reading("unknown", reason="not a card", looks=JOKER)
         return Reading(kind, reason="not sure" if kind == "unknown" else "")
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_frames_that_look_like_a_joker_before_the_index_is_in_view_do_not_decide(trigger):
+    """Found measuring passages of the vector design: the top of a card entering the window
+    (its index not in view yet) was nearest the joker for two frames, which decided the
+    passage as a joker; the five frames that then read the card were thrown away, and the
+    table halted for a card it had read (8 passages in 208)."""
+    readings = [("unknown", None), (JOKER, None), (JOKER, None), ("face", "10H"),
+                ("face", "10H"), ("unknown", None), ("empty", None), ("empty", None)]
+    frames = [(np.array(i), kind != "empty") for i, (kind, _) in enumerate(readings)]
+    assert _track(ScriptedReader(readings), frames, trigger=trigger) == [
+        CardSeen("10H", False, 3)]
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_passage_of_joker_frames_and_no_face_is_a_joker_from_its_first_such_frame(trigger):
+    readings = [("unknown", None), (JOKER, None), (JOKER, None), ("unknown", None),
+                (JOKER, None), ("empty", None), ("empty", None)]
+    frames = [(np.array(i), kind != "empty") for i, (kind, _) in enumerate(readings)]
+    assert _track(ScriptedReader(readings), frames, trigger=trigger) == [Unreadable(JOKER, 1)]
 
 
 @pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
