@@ -32,7 +32,7 @@ from controller.sim.recording import write_synthetic_recording
 from vision.cards import ALL_CARDS, split_code
 from vision.decks import decks_root, draw_cut, load_deck
 from vision.enrol import enrol
-from vision.reader import Reader, one_opencv_thread
+from vision.reader import Reader, one_compute_thread
 from vision.synth import EMPTY, random_perturbation, render_window
 
 OTHERS = {"BACK": "back", "CUT": "cut", EMPTY: "empty"}
@@ -144,7 +144,7 @@ def main() -> int:
                         help="only the designs whose name holds one of these")
     args = parser.parse_args()
     cv2.setRNGSeed(args.seed)
-    one_opencv_thread()  # as the service runs it
+    one_compute_thread()  # as the service runs it
     designs = sorted(d for d in args.decks.iterdir() if d.is_dir()
                      and (not args.only or any(part in d.name for part in args.only)))
     rows = []

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from vision.imageio import read_image
 from vision.profile import load_profile
-from vision.reader import Reader, one_opencv_thread
+from vision.reader import Reader, one_compute_thread
 
 
 def register(subparsers) -> None:
@@ -28,7 +28,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    one_opencv_thread()
+    one_compute_thread()
     reader = Reader(load_profile(args.profile))
     # Read every file first, so that a bad one fails the command before any output.
     readings = [(path, reader.read(read_image(path))) for path in args.images]

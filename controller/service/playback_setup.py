@@ -18,7 +18,7 @@ from controller.service.playback import Player
 from controller.service.recording import open_recording
 from hardware.panel import open_panel
 from vision.profile import load_profile
-from vision.reader import Reader, one_opencv_thread
+from vision.reader import Reader, one_compute_thread
 
 CAMERA_LOOP_ENDS_S = 30.0  # after the last frame: the tracker's last decisions
 
@@ -35,7 +35,7 @@ class Playback:
         self.settings = settings
         self._stack = ExitStack()
         try:
-            one_opencv_thread()
+            one_compute_thread()
             reader = Reader(load_profile(profile))
             self.player = Player(self.recording, speed=speed)
             self._stack.callback(self.player.stop)

@@ -39,7 +39,7 @@ from vision.decks import load_deck, synthetic_deck
 from vision.enrol import enrol
 from vision.errors import ProfileError
 from vision.profile import PROFILE_VERSION, load_profile, save_profile
-from vision.reader import Reader, one_opencv_thread
+from vision.reader import Reader, one_compute_thread
 from vision.synth import render_window, write_faces
 
 CARD_KINDS = (obs.Card, obs.Cut, obs.Unreadable)
@@ -124,7 +124,7 @@ class Simulation:
         stack = self._stack
         self.deck = synthetic_deck() if deck_name == "synthetic" else load_deck(
             None if deck_name == "shared" else deck_name)
-        one_opencv_thread()
+        one_compute_thread()
         reader = enrolled_reader(self.deck)
         self.panel = open_panel({"backend": "fake", "lamps": DEFAULT_LAMP_PINS,
                                  "buttons": DEFAULT_BUTTON_PINS})

@@ -134,3 +134,23 @@ def test_a_reader_leaves_opencv_threads_to_the_assembly(vector_profile):
         assert cv2.getNumThreads() == 2
     finally:
         cv2.setNumThreads(before)
+
+
+def test_the_assembly_runs_opencv_and_the_blas_on_one_thread():
+    """A read is a few dozen small OpenCV calls and matrix products: worker threads only
+    spin on them, and with the other core busy the BLAS's threads cost 2.4 ms a read."""
+    import cv2
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from vision.reader import one_compute_thread
+
+    before = cv2.getNumThreads()
+    with threadpool_limits(limits=2, user_api="blas"):
+        try:
+            one_compute_thread()
+            assert cv2.getNumThreads() == 1
+            blas = [pool["num_threads"] for pool in threadpool_info()
+                    if pool["user_api"] == "blas"]
+            assert blas and set(blas) == {1}
+        finally:
+            cv2.setNumThreads(before)
