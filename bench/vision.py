@@ -105,9 +105,13 @@ def bench_design(deck_dir: Path, views: int, severity: float, seed: int, progres
         if code in OTHERS:
             counts["others"] += 1
             counts["others_ok"] += reading.kind == OTHERS[code]
-            counts["silent"] += reading.kind == "face"
+            # Silent too: a cut card read as an empty window (the last coup missed without
+            # the card sensor) or an empty window as a cut card, as much as a face.
+            wrong = reading.kind not in (OTHERS[code], "unknown")
+            counts["silent"] += wrong
             if reading.kind != OTHERS[code]:
-                counts["misses"].append(f"{code} read {reading.card or reading.kind}")
+                counts["misses"].append(f"{code} read {reading.card or reading.kind}"
+                                        + (" (silent)" if wrong else ""))
             if code == EMPTY:
                 counts["empty_times"].append(elapsed)
             continue
