@@ -58,7 +58,8 @@ rig: $(STAMP)
 	$(BIN)/python -m pytest -q -m rig
 
 # The fault campaign (issue 12): every fault class injected with fixed seeds, RELIABILITY.md
-# written from what it counted (about a quarter of an hour on 2 cores).
+# written from what it counted (about twenty minutes on 2 cores; root for the read-only
+# storage rows, which mount file systems).
 faults: $(STAMP)
 	$(BIN)/python -m bench.faults --out RELIABILITY.md
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import logging
 import platform
 import random
@@ -63,11 +64,11 @@ def _unread(journal: Path) -> int:
                    for r in opened.records())
 
 
-def _unread_note(runs: list[int]) -> str:
+def _unread_note(runs: list[int], unit: str = "run") -> str:
     if not runs:
         return ""
-    return (f"; not survived, nothing lost: {len(runs)} run(s) where the camera path could not "
-            "read a card (the table halted with `fault`; issue 8)")
+    return (f"; not survived, nothing lost: {len(runs)} {unit}(s) where the camera path could "
+            "not read a card (the table halted with `fault`; issue 8)")
 
 
 def _deal(script: Path, journal: Path) -> tuple:
@@ -177,6 +178,66 @@ def torn_journal(runs: int, folder: Path) -> Row:
     return row
 
 
+def _verifies(journal: Path) -> bool:
+    """No journal (nothing was written), or one whose chain and replay hold."""
+    from controller.errors import SabotError
+
+    try:
+        return not journal.exists() or verify(str(journal)).ok
+    except SabotError:  # not even openable: certainly not intact
+        return False
+
+
+def _last_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else ""
+
+
+def _simulate(script: Path, seed: int, journal: Path) -> tuple:
+    """`sabot simulate` of a one-deck shoe: the service path (camera, emulated shoe, the
+    table thread, the journal)."""
+    return ("simulate", "--json", "--shoe", script, "--decks", "1", "--seed", seed,
+            "--journal", journal)
+
+
+def _storage_fault(row: Row, command: tuple, victim: Path, expected: list,
+                   faulted: Callable[[], tuple[bool, int, str]], failures: list[str],
+                   unread: list[int], label: int, says: tuple[str, ...] = ()) -> None:
+    """One storage fault under `command` writing `victim`. `faulted()` runs the command
+    under the fault and gives the storage back: (whether the fault was injected, the exit
+    status, the errors). Survived: it stopped with a last line naming the journal (and
+    saying one of `says`, when given), no traceback; the journal verifies; a restart
+    resumes to exactly `expected`, the events `sabot deal` makes of the shoe."""
+    injected, status, message = faulted()
+    if not injected:
+        return
+    row.injected += 1
+    last = _last_line(message)
+    clear = (status != 0 and "Traceback" not in message and str(victim) in last
+             and (not says or any(word in last for word in says)))
+    intact = _verifies(victim)
+    again = sabot(*command)
+    _, err = again.communicate(timeout=300)
+    if command[0] == "simulate" and _unread(victim):
+        unread.append(label)  # the camera path's, not the journal's: nothing to compare
+        return
+    resumed = again.returncode == 0
+    lost, doubled = _multiset_diff(expected, events_of(victim)) if resumed else (
+        len(expected), 0)
+    ok = clear and intact and resumed and lost == doubled == 0
+    row.survived += ok
+    if not ok:
+        why = ((message or f"exit {status}, nothing said") if not clear
+               else err.decode(errors="replace") if not resumed
+               else "the chain" if not intact else f"{lost} lost, {doubled} doubled")
+        failures.append(f"{command[0]}: {_last_line(why) or '?'}")
+    row.lost, row.doubled = row.lost + lost, row.doubled + doubled
+
+
+def _failed_note(failures: list[str], unread: list[int], unit: str = "run") -> str:
+    return (f"; failed: {'; '.join(failures)}" if failures else "") + _unread_note(unread, unit)
+
+
 def disk_full(runs: int, folder: Path) -> Row:
     """The disk full in the middle of a shoe (no file may grow past a random size), for
     `sabot deal --journal` and for the service path (`sabot simulate`): it stops with one
@@ -188,37 +249,208 @@ def disk_full(runs: int, folder: Path) -> Row:
     script, _, expected = _reference(folder, 77, "full")
     for run in range(runs):
         victim = folder / f"full-{run}.db"
-        command = (_deal(script, victim) if run % 2 == 0 else
-                   ("simulate", "--json", "--shoe", script, "--decks", "1", "--seed", 77,
-                    "--journal", victim))
-        process = sabot(*command, file_limit=rng.randrange(40_000, 600_000))
-        _, err = process.communicate(timeout=300)
-        message = err.decode(errors="replace")
-        if process.returncode == 0:
-            continue  # the shoe fitted: nothing was injected
-        row.injected += 1
-        clear = "Traceback" not in message and str(victim) in message
-        intact = not victim.exists() or verify(str(victim)).ok
-        again = sabot(*command)
-        _, err = again.communicate(timeout=300)
-        if command[0] == "simulate" and _unread(victim):
-            unread.append(run)  # the camera path's, not the journal's: nothing to compare
-            continue
-        resumed = again.returncode == 0
-        lost, doubled = _multiset_diff(expected, events_of(victim)) if resumed else (
-            len(expected), 0)
-        ok = clear and intact and resumed and lost == doubled == 0
-        row.survived += ok
-        if not ok:
-            why = message if not clear else err.decode(errors="replace") if not resumed else (
-                "the chain" if not intact else f"{lost} lost, {doubled} doubled")
-            failures.append(f"{command[0]}: {why.strip().splitlines()[-1] if why else '?'}")
-        row.lost, row.doubled = row.lost + lost, row.doubled + doubled
+        command = _deal(script, victim) if run % 2 == 0 else _simulate(script, 77, victim)
+        limit = rng.randrange(40_000, 600_000)
+
+        def faulted(command=command, limit=limit):
+            process = sabot(*command, file_limit=limit)
+            _, err = process.communicate(timeout=300)
+            return process.returncode != 0, process.returncode, err.decode(errors="replace")
+
+        _storage_fault(row, command, victim, expected, faulted, failures, unread, run)
     row.note = ("`deal` and `simulate` under a file-size limit (EFBIG, as a full disk gives "
                 "ENOSPC): one line naming the journal, the chain intact, resumed to the same "
-                "events" + (f"; failed: {'; '.join(failures)}" if failures else "")
-                + _unread_note(unread))
+                "events" + _failed_note(failures, unread))
     return row
+
+
+READ_ONLY = ("read-only", "not writable")  # what the last line must say, besides the journal
+
+
+def read_only_journal(runs: int, folder: Path) -> list[Row]:
+    """A journal that cannot be written, for `sabot deal --journal` and the service path
+    (`sabot simulate`), each then run again on the storage made writable: (a) its storage
+    read-only before the start (a new journal, or one a power cut left), (b) the storage
+    turning read-only under the writer in the middle of a shoe, as an SD card does when it
+    fails. Needs root to mount; otherwise (a) uses file permissions and (b) is not
+    injected, the reason said."""
+    shoe = _reference(folder, 78, "read-only")
+    rng = random.Random(12)
+    return [_read_only_at_start(runs, folder, shoe, rng),
+            _read_only_midway(runs, folder, shoe, rng)]
+
+
+def _read_only_at_start(runs: int, folder: Path, shoe: tuple, rng: random.Random) -> Row:
+    from bench.mounts import Unavailable, read_only_folder
+
+    script, reference, expected = shoe
+    total = records_in(reference)
+    before = Row("read-only journal: its storage read-only at the start, then writable")
+    failures: list[str] = []
+    unread: list[int] = []
+    try:
+        with read_only_folder(folder / "read-only") as storage:
+            for run in range(runs):
+                victim = storage.path / f"before-{run}.db"
+                command = (_deal(script, victim) if run % 2 == 0
+                           else _simulate(script, 78, victim))
+                # Runs 1, 2, 5, 6...: a journal a power cut left, found read-only at boot
+                # (`deal` and `simulate` each both ways in four runs).
+                cut = rng.randrange(3, total) if (run + run // 2) % 2 else None
+
+                def faulted(command=command, victim=victim, cut=cut, storage=storage):
+                    if cut is not None:
+                        try:
+                            wait_then_kill(sabot(*command), victim, cut)
+                        except FinishedFirst as error:  # a failure, not an injection
+                            return True, 0, f"before the fault: {_last_line(str(error))}"
+                    storage.read_only()
+                    try:
+                        process = sabot(*command)
+                        _, err = process.communicate(timeout=300)
+                    finally:
+                        storage.writable()
+                    return True, process.returncode, err.decode(errors="replace")
+
+                _storage_fault(before, command, victim, expected, faulted, failures, unread,
+                               run, says=READ_ONLY)
+            before.note = (f"`deal` and `simulate`, a new journal or one a SIGKILL left, on "
+                           f"{storage.how}, then writable again: one line naming the journal "
+                           "and saying it is read-only, the chain intact, resumed to the "
+                           "events `sabot deal` makes of the shoe"
+                           + _failed_note(failures, unread))
+    except Unavailable as why:
+        before.note = f"not injected: {why}"
+    return before
+
+
+def _read_only_midway(runs: int, folder: Path, shoe: tuple, rng: random.Random) -> Row:
+    from bench.mounts import Unavailable, failing_card
+
+    script, reference, expected = shoe
+    total = records_in(reference)
+    midway = Row("read-only journal: the storage turning read-only mid-shoe (a failing SD "
+                 "card), then repaired")
+    failures: list[str] = []
+    unread: list[int] = []
+    try:
+        with failing_card(folder / "card") as card:
+            for run in range(runs):
+                victim = card.path / f"midway-{run}.db"
+                command = (_deal(script, victim) if run % 2 == 0
+                           else _simulate(script, 78, victim))
+                target = rng.randrange(5, total)
+
+                def faulted(command=command, victim=victim, target=target, card=card):
+                    process = sabot(*command)
+                    failed = False
+                    try:
+                        while process.poll() is None and not failed:
+                            if records_in(victim) >= target:
+                                card.fail()
+                                failed = True
+                            time.sleep(0.001)
+                        _, err = process.communicate(timeout=300)
+                    finally:
+                        if failed:
+                            card.repair()
+                    return failed, process.returncode, err.decode(errors="replace")
+
+                _storage_fault(midway, command, victim, expected, faulted, failures, unread,
+                               run, says=READ_ONLY)
+        midway.note = ("`deal` and `simulate` on ext4 on a loop device mounted "
+                       "errors=remount-ro, a file-system error raised at a random record "
+                       "(ext4's trigger_fs_error: the kernel turns it read-only under the "
+                       "writer, as it does a failing SD card), then unmounted, e2fsck, "
+                       "mounted again: one line naming the journal and saying its storage is "
+                       "read-only, the chain intact, resumed to the events `sabot deal` makes "
+                       "of the shoe" + _failed_note(failures, unread))
+    except Unavailable as why:
+        midway.note = f"not injected: {why}"
+    return midway
+
+
+# ---- the dealer's errors ---------------------------------------------------------------
+
+IRREGULARITIES_PER_SHOE = 5
+
+
+def _names(event: dict, rule: str) -> bool:
+    """The event says the rule: an irregularity of it, or a notice citing it."""
+    if event.get("event") == "irregularity":
+        return event.get("rule") == rule
+    return event.get("event") == "notice" and rule in event.get("message", "")
+
+
+def dealer_errors(shoes: int, folder: Path) -> list[Row]:
+    """Every irregularity of rules 12.1-12.4 and excess cards after every phase of a round
+    (`bench.irregular`), injected at random moments of random one-deck shoes (fixed seeds),
+    each shoe dealt through the service path (`sabot simulate`: the camera reads the cards,
+    face up ones too, the emulated shoe's buttons call "No more bets" and disclose) and by
+    `sabot deal` (the rules' own outcome). Survived: the two give the same events, and each
+    injected irregularity is an event naming its rule, caused by the card or button that
+    made it. Lost: events of the shoe missing from the service's, and irregularities no
+    event names; doubled: events the service gave more."""
+    from bench.irregular import IRREGULARITIES, IrregularDealer
+
+    rows = {kind: Row(f"dealer errors: {what}") for kind, (what, _) in IRREGULARITIES.items()}
+    dealer = IrregularDealer()
+    turn = itertools.cycle(IRREGULARITIES)  # each in its turn, so each gets its share
+    pending: list[str] = []
+    failures: dict[str, list[str]] = {kind: [] for kind in rows}
+    unread: dict[str, list[int]] = {kind: [] for kind in rows}
+    per_shoe: list[int] = []
+    for seed in range(300, 300 + shoes):
+        wanted = list(pending)  # those that found no moment in the last shoe first
+        while len(wanted) < IRREGULARITIES_PER_SHOE:
+            kind = next(turn)
+            if kind not in wanted:
+                wanted.append(kind)
+        observations, injected, pending = dealer.shoe(seed, wanted)
+        per_shoe.append(len(injected))
+        script = folder / f"irregular-{seed}.txt"
+        script.write_text(format_script(observations))
+        reference, victim = folder / f"irregular-{seed}-ref.db", folder / f"irregular-{seed}.db"
+        deal = sabot(*_deal(script, reference))
+        deal.communicate(timeout=300)
+        service = sabot(*_simulate(script, seed, victim))
+        _, err = service.communicate(timeout=600)
+        for done in injected:
+            rows[done.kind].injected += 1
+        if _unread(victim):
+            for done in injected:  # the table halted for a card: nothing to compare after it
+                unread[done.kind].append(seed)
+            continue
+        expected, got = events_of(reference), events_of(victim)
+        missing, extra = _multiset_diff(expected, got)
+        same = (missing == extra == 0 and service.returncode == deal.returncode
+                and _verifies(victim))
+        for done in injected:
+            row = rows[done.kind]
+            unnamed = [rule for nth, rule in done.named
+                       if not any(_names(event, rule) for at, event in expected if at == nth)]
+            row.survived += same and not unnamed
+            # The shoe's differences are charged to each irregularity it held.
+            row.lost += missing + len(unnamed)
+            row.doubled += extra
+            if unnamed:
+                failures[done.kind].append(f"shoe {seed}: no event named {', '.join(unnamed)}")
+            elif not same:
+                failures[done.kind].append(
+                    f"shoe {seed}: {missing} missing, {extra} extra events, exit "
+                    f"{service.returncode} ({_last_line(err.decode(errors='replace'))})")
+    for kind, row in rows.items():
+        row.note = ("the same events from `sabot simulate` and `sabot deal`, the rule named "
+                    "by the event of the card or button that made it"
+                    + _failed_note(failures[kind], unread[kind], "shoe"))
+    first = rows[next(iter(rows))]
+    first.note = (f"{shoes} one-deck shoes with \"No more bets\" calls and {min(per_shoe)}-"
+                  f"{max(per_shoe)} irregularities each at random moments (fixed seeds); "
+                  + first.note + "; lost and doubled: a shoe's differences, charged to each "
+                  "irregularity in it; rule 12.1(a) (the player's unauthorised third card "
+                  "given to the banker who must draw) is not injected: in the order of the "
+                  "cards, all the shoe sees, that card simply is the banker's")
+    return list(rows.values())
 
 
 def soak(shoes: int, folder: Path) -> Row:
@@ -758,10 +990,6 @@ NOT_YET = [
     "camera: a card that slides back into the shoe (it would be read twice: nothing tells "
     "its motion yet), two cards stuck together (the camera sees one; the shoe's count at its "
     "end shows it)",
-    "storage: a read-only journal (this machine runs the campaign as root, which file "
-    "permissions do not stop)",
-    "dealer errors: every irregularity of rules 12.1-12.4 and excess cards in every phase "
-    "(each has rule tests in `make test`; not counted here)",
 ]
 
 
@@ -794,13 +1022,19 @@ def _merged(text: str, fresh: list[Row]) -> list[Row]:
     def group(fault: str) -> str:
         return fault.split(":")[0].split(",")[0]
 
-    groups = {group(row.fault) for row in fresh}
-    kept = []
+    by_group: dict[str, list[Row]] = {}
+    for row in fresh:
+        by_group.setdefault(group(row.fault), []).append(row)
+    rerun, merged = set(by_group), []
     for line in text.splitlines():
         cells = [cell.strip() for cell in line.strip("|").split("|")]
-        if len(cells) == 6 and cells[1].isdigit() and group(cells[0]) not in groups:
-            kept.append(Row(cells[0], *map(int, cells[1:5]), cells[5]))
-    return kept + fresh
+        if len(cells) != 6 or not cells[1].isdigit():
+            continue
+        if group(cells[0]) not in rerun:
+            merged.append(Row(cells[0], *map(int, cells[1:5]), cells[5]))
+        else:  # a class run again: its new rows where its old ones were
+            merged += by_group.pop(group(cells[0]), [])
+    return merged + [row for rows in by_group.values() for row in rows]
 
 
 def main() -> int:
@@ -809,13 +1043,14 @@ def main() -> int:
                         "tens of minutes)")
     parser.add_argument("--out", type=Path, default=Path("RELIABILITY.md"))
     parser.add_argument("--only", nargs="+", metavar="CLASS", help="run only these classes "
-                        "(power-loss torn-journal disk-full camera serial-link broker "
-                        "tampering fuzzing soak); their rows replace theirs in --out")
+                        "(power-loss torn-journal disk-full read-only-journal camera "
+                        "serial-link broker tampering fuzzing dealer-errors soak); their "
+                        "rows replace theirs in --out")
     args = parser.parse_args()
-    counts = (dict(shoes=1, kills=3, torn=3, full=2, camera=2, link=2, broker=1, fuzz=100,
-                   soak=3) if args.quick else
-              dict(shoes=10, kills=10, torn=30, full=10, camera=25, link=25, broker=10,
-                   fuzz=3000, soak=100))
+    counts = (dict(shoes=1, kills=3, torn=3, full=2, read_only=2, camera=2, link=2, broker=1,
+                   fuzz=100, dealer=3, soak=3) if args.quick else
+              dict(shoes=10, kills=10, torn=30, full=10, read_only=8, camera=25, link=25,
+                   broker=10, fuzz=3000, dealer=20, soak=100))
     console = Console(stderr=True)
     # The faults are the point: the warnings each one logs would bury the figures.
     logging.disable(logging.CRITICAL)
@@ -828,11 +1063,13 @@ def main() -> int:
                                                        folder)]),
             ("torn journal", lambda: [torn_journal(counts["torn"], folder)]),
             ("disk full", lambda: [disk_full(counts["full"], folder)]),
+            ("read only journal", lambda: read_only_journal(counts["read_only"], folder)),
             ("camera", lambda: camera_faults(counts["camera"])),
             ("serial link", lambda: serial_link(counts["link"])),
             ("broker", lambda: [broker_outages(counts["broker"], folder)]),
             ("tampering", lambda: tampering(folder)),
             ("fuzzing", lambda: fuzzing(counts["fuzz"])),
+            ("dealer errors", lambda: dealer_errors(counts["dealer"], folder)),
             ("soak", lambda: [soak(counts["soak"], folder)]),
         ]
         chosen = {name.replace("-", " ") for name in args.only or []}

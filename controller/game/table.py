@@ -175,7 +175,8 @@ class Table:
                          "cards after a round)")
             return
         if s.phase != ENDED:
-            s.ledger["discarded"] += len(s.held) + len(s.burn_cards)
+            self._set_aside_held("the cards are replaced before the next round")
+            s.ledger["discarded"] += len(s.burn_cards)
             self._emit("shoe_end", rounds=s.rounds, cards_left=s.cards_left,
                        reason="cards replaced (rule 7.6)")
         fresh = TableState(decks=s.decks, style=s.style,
@@ -295,12 +296,7 @@ class Table:
         s = self.state
         s.phase = ENDED
         s.last_coup = False
-        if s.held:
-            cards = [card for card, _ in s.held]
-            s.ledger["discarded"] += len(cards)
-            s.held.clear()
-            self._notice(f"held excess card(s) {' '.join(cards)} set aside: the cards are "
-                         "reshuffled or replaced before the next round (rule 12.2(a))")
+        self._set_aside_held("the cards are reshuffled or replaced before the next round")
         if s.style == "B":
             next_step = "remove the remaining cards and continue with new cards (rules 11.1, 11.2)"
         else:
@@ -308,6 +304,20 @@ class Table:
         fields = {"reason": reason} if reason else {}
         self._emit("shoe_end", rounds=s.rounds, cards_left=s.cards_left, next=next_step,
                    **fields)
+
+    def _set_aside_held(self, why: str) -> None:
+        """Rules 12.1(b), 12.2(a): a held excess card opens the next round "unless the cards
+        are reshuffled or replaced before the next round". Then it is set aside, and the
+        table says so: announced as held, then gone without a word, it would look lost."""
+        s = self.state
+        if not s.held:
+            return
+        cards = " ".join(card for card, _ in s.held)
+        rules = sorted({rule for _, rule in s.held})
+        s.ledger["discarded"] += len(s.held)
+        s.held.clear()
+        self._notice(f"held excess card(s) {cards} set aside: {why} "
+                     f"(rule{'s' if len(rules) > 1 else ''} {', '.join(rules)})")
 
     def _check_exhausted(self) -> None:
         """No card left in the shoe: the round in progress cannot finish, and between rounds

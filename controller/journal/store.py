@@ -17,11 +17,13 @@ which card reports it has already seen).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
 import os
 import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -109,7 +111,7 @@ class Journal:
             tail = self._db.execute(
                 "SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         except sqlite3.OperationalError as error:
-            raise JournalError(f"{path}: cannot open the journal ({error})") from None
+            raise cannot(path, "open the journal", error) from None
         except sqlite3.DatabaseError as error:
             raise JournalError(f"{path}: not a Sabot journal ({error})") from None
         self._seq, self._hash = tail if tail else (0, GENESIS)
@@ -171,7 +173,7 @@ class Journal:
                     self._db.execute("INSERT INTO signatures VALUES (?, ?, ?, ?)",
                                      (head.seq, head.hash, head.key, head.signature))
         except sqlite3.Error as error:  # disk full, I/O error, locked by a stranger
-            raise JournalError(f"{self.path}: cannot write the journal ({error})") from None
+            raise cannot(self.path, "write the journal", error) from None
         self._seq, self._hash = seq, prev
         self.commits += 1
         return records
@@ -248,18 +250,50 @@ def _create_private(path: str) -> None:
     except FileExistsError:
         pass
     except OSError as error:
-        raise JournalError(f"{path}: cannot create the journal ({error.strerror})") from None
+        raise cannot(path, "create the journal", error.strerror) from None
 
 
 def _exclusive_lock(path: str):
     """One writer per journal: a second process (a `deal --journal` on the live table's
     file) would fork the chain. The lock is an flock on PATH.lock, gone with the process."""
     # Held open for the journal's lifetime; owner-only like the journal itself.
-    lock = os.fdopen(os.open(f"{path}.lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE),
-                     "a")
+    try:
+        descriptor = os.open(f"{path}.lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE)
+    except OSError as error:  # the first write a start makes: the journal's, not the lock's
+        raise cannot(path, "open the journal for writing", error.strerror) from None
+    lock = os.fdopen(descriptor, "a")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         lock.close()
         raise JournalError(f"{path}: the journal is being written by another process") from None
     return lock
+
+
+def cannot(path: str, what: str, detail: object) -> JournalError:
+    """`PATH: cannot WHAT: WHY (DETAIL)`: SQLite's own words ("disk I/O error", "unable to
+    open database file") do not say that the storage went read-only, which is what an SD
+    card does when it fails (the kernel remounts it), nor whose permissions refused. (A WAL
+    journal cannot even be read without writing beside it.)"""
+    why = unwritable(path)
+    return JournalError(f"{path}: cannot {what}{': ' + why if why else ''} ({detail})")
+
+
+def unwritable(path: str) -> str:
+    """Why the journal at `path` cannot be written, if its storage or its permissions say so
+    ("" otherwise). Asked by trying: an ext4 card the kernel turned read-only after an error
+    still shows `rw` to statvfs and access(2) on recent kernels, and only refuses writes
+    (EROFS). The try is an unnamed temporary file: nothing is left beside the journal."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        if error.errno == errno.EROFS:
+            return "its storage is read-only"
+        if error.errno in (errno.EACCES, errno.EPERM):
+            return "its folder is not writable by this user"
+        return ""  # missing, full: SQLite's words say enough
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return "the file is not writable by this user"
+    return ""

@@ -59,6 +59,22 @@ def test_rule_12_2a_excess_card_discarded_when_cards_are_replaced():
     assert of_kind(events, "round")[-1]["player"] == ["3S", "5S"]
 
 
+def test_rules_12_1b_and_12_2a_a_held_card_set_aside_when_the_cards_are_replaced_is_said():
+    """Held for the next round, then the cards replaced first: the card is not used, and the
+    table says so (it used to vanish from the events, counted only in the ledger: found by
+    the fault campaign's dealer errors, issue 12)."""
+    for script, rule in ((f"NMB {FOUR_CARD_ROUND} 9S NEWSHOE", "12.1(b)"),
+                         (f"NMB {SIX_CARD_ROUND} 4C NEWSHOE", "12.2(a)")):
+        table, events = run_script(script)
+        held = of_kind(events, "irregularity")[0]["card"]
+        (notice,) = [e["message"] for e in of_kind(events, "notice")]
+        assert f"{held} set aside" in notice and "replaced" in notice, script
+        assert f"(rule {rule})" in notice, script
+        assert table.state.ledger["discarded"] == 1
+        ends = [e["event"] for e in events if e["event"] in ("notice", "shoe_end")]
+        assert ends == ["notice", "shoe_end"]  # said before the shoe's end, as at its end
+
+
 def test_rule_12_2b_disclosed_excess_card_void_hand_then_normal_play():
     table, events = run_script(f"NMB {SIX_CARD_ROUND} 4C DISCLOSED 5D 5H KH")
     assert rules(events) == ["12.2(a)", "12.2(b)"]
