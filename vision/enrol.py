@@ -30,13 +30,16 @@ from vision.fit import fit_warnings
 from vision.geometry import WINDOW_H, WINDOW_W
 from vision.model import (
     Model,
+    Pairs,
     best_of,
     blank_of_ink,
     describe,
     kind_vector,
     kind_weights,
+    learn_pairs,
     likeness_vector,
     prepare,
+    ranked,
     zone_picture,
 )
 from vision.profile import STAGES, Profile
@@ -55,6 +58,9 @@ SAFETY_SCORE, SAFETY_MARGIN = 0.03, 0.02
 # taken for the empty window at a glance with 0.66 (bench.vision, gnome-tigullio).
 MIN_SCORE = {"card": 0.75, "kind": 0.7}
 MIN_MARGIN = 0.04
+# A card told from its close rivals by their pairs' directions (`model.Pairs`) must lead each
+# by this many half-distances, and by this much more than any held-back view read wrong.
+MIN_LEAD, SAFETY_LEAD = 0.3, 0.2
 # A card is learned and read only where its index zone was found at least this well: this
 # share of the low percentile of the cards' views (a blank window matches nowhere well).
 POSE_SHARE = 0.8
@@ -78,6 +84,8 @@ class HeldOut:
     pose_score: float  # how well the index zone was found
     likeness: float  # how much the zone looks like the card read (`model.likeness_vector`)
     no_ink: bool  # `model.blank_of_ink`
+    embedded: np.ndarray  # in the card model's space, and every class's score there
+    scores: np.ndarray
 
     @property
     def truth_kind(self) -> str:
@@ -118,11 +126,13 @@ def _joint(view: _View) -> np.ndarray:
 
 def _read(view: _View, card_model: Model, kind_model: Model, likeness: np.ndarray) -> HeldOut:
     kind, kind_score, kind_margin, _ = best_of(kind_model, view.kind)
-    card, card_score, card_margin, _ = best_of(card_model, _joint(view))
+    embedded = card_model.embed(_joint(view))
+    scores = card_model.scores_of(embedded)
+    card, card_score, card_margin, _ = ranked(card_model, scores)
     number = card_model.classes.index(card)
     alike = float(likeness[number] @ view.likeness) if number < len(likeness) else 0.0
     return HeldOut(view.truth, view.window, kind, kind_score, kind_margin, card, card_score,
-                   card_margin, view.pose_score, alike, view.no_ink)
+                   card_margin, view.pose_score, alike, view.no_ink, embedded, scores)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
@@ -154,7 +164,8 @@ def _thresholds(wrong: np.ndarray, right: np.ndarray, own: int, min_score: float
     return Acceptance(score, margin, own, share, own - len(right), separation)
 
 
-def _calibrate(held_out: list[HeldOut], notes: list[str]) -> dict:
+def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
+               classes: tuple[str, ...]) -> dict:
     """Thresholds for the stages of reading, in the reader's order: the empty window, a
     back (in the over view) and a card passing at a glance (the kind model,
     from the whole window), then a back, the cut card or the empty window by the one
@@ -232,8 +243,30 @@ def _calibrate(held_out: list[HeldOut], notes: list[str]) -> dict:
               card=True),
         pairs([h for h in right if gated(h) and id(h) in passed], card=True),
         len(cards), MIN_SCORE["card"], "cards", notes)
+    accept["pair"] = _pair_acceptance(rest, right, passed, gated, accept["card"], card_pairs,
+                                      classes)
     accept.update(pose_floor=pose_floor, likeness_floor=like_floor)
     return accept
+
+
+def _pair_acceptance(rest: list[HeldOut], right: list[HeldOut], passed: set[int], gated,
+                     card: Acceptance, pairs: Pairs, classes: tuple[str, ...]) -> Acceptance:
+    """The least lead (`Pairs.weakest_lead`) that accepts a card whose nearest views lead by
+    less than the card margin: above that of every held-back view the card stage would
+    have let through to it and that it read wrong. Its `accepted` is the share of the
+    held-back cards read right by the card stage or by this one."""
+    def lead(h: HeldOut) -> float | None:
+        if not (h.card in ALL_CARDS and gated(h) and h.card_score >= card.score
+                and h.card_margin < card.margin):
+            return None
+        return pairs.weakest_lead(h.embedded, h.scores, classes.index(h.card), card.margin)
+
+    wrong = [x for h in rest if h.card != h.truth_card and (x := lead(h)) is not None]
+    least = max(MIN_LEAD, max(wrong, default=-np.inf) + SAFETY_LEAD)
+    rescued = sum(1 for h in right if id(h) in passed and (x := lead(h)) is not None
+                  and x >= least)
+    share = card.accepted + rescued / max(1, card.views)
+    return Acceptance(least, 0.0, card.views, share, card.wrong, card.separation)
 
 
 _PLURAL = {"back": "backs", "cut": "cut cards", "empty": "empty windows"}
@@ -320,18 +353,20 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     kind_model = Model.learn(np.stack([v.kind for v in for_kinds]),
                              np.array([kinds.index(_kind(v.truth)) for v in for_kinds]), kinds,
                              discriminate=False, weights=kind_weights())
+    pairs = learn_pairs(card_model, len(cards))
     held_out = [_read(v, card_model, kind_model, likeness) for v in
                 _views(samples, held, np.random.default_rng(SEED + 1), counter,
                        registration, travel=True)]
-    accept = _calibrate(held_out, notes)
+    accept = _calibrate(held_out, notes, pairs, classes)
     counter.finish()
-    card = accept["card"]
+    card = accept["pair"]  # the card stage's figures, with the pairs' rescues
     profile = Profile(
         templates=registration.templates,
         **_model_arrays("card", card_model), **_model_arrays("kind", kind_model),
         thresholds={stage: (accept[stage].score, accept[stage].margin) for stage in STAGES},
         pose_floor=accept["pose_floor"], likeness=likeness,
-        likeness_floor=accept["likeness_floor"],
+        likeness_floor=accept["likeness_floor"], pair_index=pairs.index,
+        pair_directions=pairs.directions, pair_middles=pairs.middles, pair_halves=pairs.halves,
         held_views=card.views, held_accepted=card.accepted, held_wrong=card.wrong,
         separation=card.separation,
     )

@@ -217,13 +217,98 @@ class Model:
 
     def class_scores(self, vector: np.ndarray) -> np.ndarray:
         """Per class, the similarity of its nearest training view (-1 .. 1)."""
-        return np.maximum.reduceat(self.views @ self.embed(vector), self._starts)
+        return self.scores_of(self.embed(vector))
+
+    def scores_of(self, embedded: np.ndarray) -> np.ndarray:
+        """`class_scores` of a vector already embedded (`embed`)."""
+        return np.maximum.reduceat(self.views @ embedded, self._starts)
 
 
 def best_of(model: Model, vector: np.ndarray) -> tuple[str, float, float, str]:
     """The best class for `vector`, its score, its lead over the next class, and that class."""
-    scores = model.class_scores(vector)
+    return ranked(model, model.class_scores(vector))
+
+
+def ranked(model: Model, scores: np.ndarray) -> tuple[str, float, float, str]:
+    """`best_of`, from the class scores."""
     order = np.argsort(scores)
     best, runner_up = int(order[-1]), int(order[-2])
     return (model.classes[best], float(scores[best]), float(scores[best] - scores[runner_up]),
             model.classes[runner_up])
+
+
+PAIR_NEIGHBOURS = 4  # each card gets a pairwise direction to this many of its nearest cards
+# Cards within this much of the best one's score are its rivals (or the card stage's margin,
+# if that is wider): each must be told from it by their pair's direction.
+PAIR_RIVALS = 0.15
+
+
+@dataclass(frozen=True, eq=False)
+class Pairs:
+    """For each card and the cards nearest it in the model's projected space, the direction
+    along which the two differ most against how each varies across the envelope (Fisher's
+    discriminant of the two alone). Two cards that differ in one small place (a suit under a
+    large rank, 10S and 10C) have nearest views almost as similar to either; along their own
+    direction they lie apart by many times their spread."""
+
+    index: np.ndarray  # (P, 2) int32: class numbers of the two cards, the first the lower
+    directions: np.ndarray  # (P, d) float32, unit length, from the second card to the first
+    middles: np.ndarray  # (P,) float32: where along it the two classes' means meet
+    halves: np.ndarray  # (P,) float32: half the distance between the two means along it
+
+    def __post_init__(self) -> None:
+        rows = {(int(a), int(b)): k for k, (a, b) in enumerate(self.index)}
+        object.__setattr__(self, "_rows", rows)
+
+    def lead(self, embedded: np.ndarray, card: int, rival: int) -> float | None:
+        """How far `embedded` lies on `card`'s side of the two, in half-distances (+1 at its
+        mean, -1 at the rival's); None when the two have no direction of their own."""
+        a, b = min(card, rival), max(card, rival)
+        row = self._rows.get((a, b))  # type: ignore[attr-defined]
+        if row is None:
+            return None
+        along = (float(self.directions[row] @ embedded) - float(self.middles[row]))
+        along /= max(float(self.halves[row]), 1e-6)
+        return along if card == a else -along
+
+    def weakest_lead(self, embedded: np.ndarray, scores: np.ndarray, best: int,
+                     margin: float) -> float | None:
+        """The least `lead` of class `best` over each rival (every other class scoring within
+        max(PAIR_RIVALS, `margin`) of it), None when a rival has no direction (not a card, or
+        not near enough at enrolment to get one) or there is no rival."""
+        within = max(PAIR_RIVALS, margin)
+        rivals = np.flatnonzero(scores >= scores[best] - within)
+        leads = [self.lead(embedded, best, int(r)) for r in rivals if r != best]
+        if not leads or any(lead is None for lead in leads):
+            return None
+        return min(leads)  # type: ignore[type-var]
+
+
+def learn_pairs(model: Model, cards: int, neighbours: int = PAIR_NEIGHBOURS) -> Pairs:
+    """The `Pairs` of the first `cards` classes of `model` (the card codes), each card with its
+    `neighbours` nearest cards by their views' mean."""
+    dims = model.views.shape[1]
+    means = np.stack([model.views[model.labels == c].mean(axis=0) for c in range(cards)])
+    near = _unit(means) @ _unit(means).T
+    np.fill_diagonal(near, -np.inf)
+    chosen = sorted({(min(a, b), max(a, b)) for a in range(cards)
+                     for b in np.argsort(near[a])[-neighbours:].tolist()})
+    directions, middles, halves = [], [], []
+    for a, b in chosen:
+        first, second = model.views[model.labels == a], model.views[model.labels == b]
+        scatter = _scatter(first) + _scatter(second)
+        scatter += SHRINK * max(float(np.trace(scatter)), 1e-6) / dims * np.eye(dims)
+        direction = np.linalg.solve(scatter, first.mean(axis=0) - second.mean(axis=0))
+        direction /= max(float(np.linalg.norm(direction)), 1e-9)
+        ends = (float(first.mean(axis=0) @ direction), float(second.mean(axis=0) @ direction))
+        directions.append(direction)
+        middles.append(sum(ends) / 2)
+        halves.append((ends[0] - ends[1]) / 2)
+    return Pairs(np.array(chosen, np.int32).reshape(-1, 2),
+                 np.array(directions, np.float32).reshape(-1, dims),
+                 np.array(middles, np.float32), np.array(halves, np.float32))
+
+
+def _scatter(views: np.ndarray) -> np.ndarray:
+    centred = views - views.mean(axis=0)
+    return centred.T @ centred / max(1, len(views) - 1)

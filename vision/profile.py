@@ -18,6 +18,11 @@ Stored as one NumPy .npz archive (no pickles) holding:
   pose_floor       float: a card is read only where its index zone matched at least this well
   likeness         (52, 1008) float32 each card's mean zone ink (`model.likeness_vector`)
   likeness_floor   float: ... and only when the zone looks at least this much like that card
+  pair_index (P, 2) int32, pair_directions (P, d) float32, pair_middles (P,) float32,
+  pair_halves (P,) float32: for a card and each of the cards nearest it, the direction in
+                   the card model's projected space that tells the two apart (`model.Pairs`);
+                   stage `pair` (its score is the least lead, in half-distances) accepts a
+                   card whose nearest views lead its rivals by less than the card margin
   held_views       int, held_accepted float, held_wrong int, separation float: what the
                    calibration found (views read, share accepted, read wrong, and how far the
                    1st percentile of right readings' scores lies above the best wrong one)
@@ -34,9 +39,9 @@ import numpy as np
 from vision.cards import split_code
 from vision.errors import ProfileError
 
-PROFILE_VERSION = 5
+PROFILE_VERSION = 6
 STAGES = ("glance:empty", "glance:back", "glance:passing",
-          "model:back", "model:cut", "model:empty", "card")
+          "model:back", "model:cut", "model:empty", "card", "pair")
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,6 +61,10 @@ class Profile:
     pose_floor: float
     likeness: np.ndarray
     likeness_floor: float
+    pair_index: np.ndarray
+    pair_directions: np.ndarray
+    pair_middles: np.ndarray
+    pair_halves: np.ndarray
     held_views: int = 0
     held_accepted: float = 0.0
     held_wrong: int = 0
@@ -69,7 +78,8 @@ class Profile:
 _SCALARS = {"pose_floor": float, "likeness_floor": float, "held_views": int,
             "held_accepted": float, "held_wrong": int, "separation": float}
 _ARRAYS = [f.name for f in fields(Profile) if f.name not in _SCALARS and f.name != "thresholds"]
-_SHAPES = {"templates": 3, "likeness": 2} | {
+_SHAPES = {"templates": 3, "likeness": 2, "pair_index": 2, "pair_directions": 2,
+           "pair_middles": 1, "pair_halves": 1} | {
     f"{model}_{name}": dims for model in ("card", "kind")
     for name, dims in (("mean", 1), ("projection", 2), ("views", 2), ("labels", 1),
                        ("classes", 1))}
@@ -136,6 +146,12 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
     codes = sum(split_code(str(c)) is not None for c in arrays["card_classes"])
     if len(arrays["likeness"]) != codes:
         raise ProfileError(f"{file}: likeness does not have one row per card")
+    pairs, directions = arrays["pair_index"], arrays["pair_directions"]
+    if (pairs.shape[1:] != (2,) or len(directions) != len(pairs)
+            or directions.shape[1] != arrays["card_views"].shape[1]
+            or not len(arrays["pair_middles"]) == len(arrays["pair_halves"]) == len(pairs)
+            or (len(pairs) and (pairs.min() < 0 or pairs.max() >= codes))):
+        raise ProfileError(f"{file}: the pairs of cards do not fit the card model")
     for name in ("pose_floor", "likeness_floor", "held_accepted", "separation"):
         if not np.isfinite(scalars[name]):
             raise ProfileError(f"{file}: {name} is not a finite number")

@@ -23,12 +23,14 @@ from contract import JOKER
 from vision.cards import split_code
 from vision.model import (
     Model,
+    Pairs,
     best_of,
     blank_of_ink,
     describe,
     kind_vector,
     likeness_vector,
     prepare,
+    ranked,
     zone_picture,
 )
 from vision.profile import Profile
@@ -60,6 +62,7 @@ class Reader:
                              p.card_classes)
         self._kinds = _model(p.kind_mean, p.kind_projection, p.kind_views, p.kind_labels,
                              p.kind_classes)
+        self._pairs = Pairs(p.pair_index, p.pair_directions, p.pair_middles, p.pair_halves)
         self._registration = Registration(profile.templates)
         self._likeness = profile.likeness
         self._card_index = {code: i for i, code in enumerate(self._cards.classes)
@@ -86,7 +89,9 @@ class Reader:
         pose = self._registration.locate(prepared.ink)
         zone = zone_picture(prepared, pose)
         vector = np.concatenate([describe(prepared, pose, zone), glance])
-        name, score, margin, runner_up = best_of(self._cards, vector)
+        embedded = self._cards.embed(vector)
+        scores = self._cards.scores_of(embedded)
+        name, score, margin, runner_up = ranked(self._cards, scores)
         if name in ("back", "cut", "empty"):
             if p.accepts(f"model:{name}", score, margin):
                 return Reading(name, score=score)
@@ -97,16 +102,24 @@ class Reader:
         if name not in self._card_index:
             return Reading("unknown", score=score, reason=f"not a card: {_LOOKS[name]}",
                            looks=name)
-        alike = float(self._likeness[self._card_index[name]] @ likeness_vector(zone))
-        if (p.accepts("card", score, margin) and pose.score >= p.pose_floor
-                and alike >= p.likeness_floor):
+        number = self._card_index[name]
+        alike = float(self._likeness[number] @ likeness_vector(zone))
+        least_score, least_margin = p.thresholds["card"]
+        gated = score >= least_score and pose.score >= p.pose_floor and alike >= p.likeness_floor
+        # Nearest views that lead by less than the margin: told from each close rival by
+        # the two cards' own direction instead (calibrated as stage `pair`).
+        lead = None if not gated or margin >= least_margin else self._pairs.weakest_lead(
+            embedded, scores, number, least_margin)
+        if gated and (margin >= least_margin or (lead is not None
+                                                 and lead >= p.thresholds["pair"][0])):
             rank, suit = split_code(name)  # type: ignore[misc]
             return Reading("face", name, rank, suit, score)
-        least_score, least_margin = p.thresholds["card"]
         why = (f"not sure: {name} {score:.2f} (needs {least_score:.2f}), ahead of "
-               f"{runner_up} by {margin:.2f} (needs {least_margin:.2f}), index found "
-               f"{pose.score:.2f} (needs {p.pose_floor:.2f}), looks like it {alike:.2f} "
-               f"(needs {p.likeness_floor:.2f})")
+               f"{runner_up} by {margin:.2f} (needs {least_margin:.2f}"
+               + ("" if lead is None else f", or a lead of {p.thresholds['pair'][0]:.2f} "
+                  f"over each close card: {lead:.2f}")
+               + f"), index found {pose.score:.2f} (needs {p.pose_floor:.2f}), looks like it "
+               f"{alike:.2f} (needs {p.likeness_floor:.2f})")
         return Reading("unknown", score=score, reason=why)
 
 

@@ -43,4 +43,6 @@ def test_each_kind_has_thresholds_of_its_own(enrolled):
     thresholds = enrolled.profile.thresholds
     assert {"model:back", "model:cut", "model:empty", "glance:empty"} <= set(thresholds)
     assert all(0.0 < score <= 1.0 and 0.0 < margin < 1.0
-               for score, margin in thresholds.values())
+               for stage, (score, margin) in thresholds.items() if stage != "pair")
+    least_lead, unused = thresholds["pair"]  # in half-distances between two cards
+    assert least_lead >= 0.3 and unused == 0.0

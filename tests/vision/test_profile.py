@@ -29,6 +29,10 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     (lambda p: {"card_views": p.card_views[:, :3]}, "arrays do not fit together"),
     (lambda p: {"templates": p.templates[0]}, "templates has 2 dimensions, not 3"),
     (lambda p: {"likeness": p.likeness[:10]}, "likeness does not have one row per card"),
+    (lambda p: {"pair_index": p.pair_index + 60}, "pairs of cards do not fit the card model"),
+    (lambda p: {"pair_directions": p.pair_directions[:, :3]},
+     "pairs of cards do not fit the card model"),
+    (lambda p: {"pair_halves": p.pair_halves * np.nan}, "pair_halves holds values that are not"),
 ])
 def test_a_damaged_profile_is_refused(tmp_path, vector_profile, change, message):
     damaged = dataclasses.replace(vector_profile, **change(vector_profile))
