@@ -1,0 +1,16 @@
+"""`bench.passages` deals every card through the window into the tracker and counts what the
+table would see: read, unread (a halt), read as another card (never)."""
+
+from __future__ import annotations
+
+from bench.passages import deal_passages
+
+
+def test_every_card_of_the_built_in_design_is_read_once_in_sixteen_frames(
+        synth_deck, synth_reader):
+    ticks = []
+    counts = deal_passages(synth_deck, synth_reader, passages=1, frames=16, seed=3,
+                           advance=lambda: ticks.append(1))
+    assert counts["passages"] == len(ticks) == 52
+    assert counts["wrong"] == 0
+    assert counts["read"] >= 51, counts["missed"]
