@@ -93,8 +93,7 @@ class Journal:
             if self.read_only:
                 # Readers (verify, replay, report, surveillance) never take a write lock, so
                 # they cannot stall the service writing the same journal.
-                self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True,
-                                           isolation_level=None, check_same_thread=False)
+                self._db = _open_for_reading(path)
             else:
                 self._lock_file = _exclusive_lock(path)
                 _create_private(path)
@@ -268,6 +267,34 @@ def _exclusive_lock(path: str):
         lock.close()
         raise JournalError(f"{path}: the journal is being written by another process") from None
     return lock
+
+
+def _open_for_reading(path: str) -> sqlite3.Connection:
+    """The journal, read-only. SQLite reads a WAL database only with its shared-memory
+    index (PATH-shm) beside it, which it must create when missing: a reader without write
+    access to the folder (a surveillance user, a copy on read-only media) could not open a
+    journal at all. A journal closed cleanly has no log left (PATH-wal): what it holds is all
+    in the file, and it is then opened immutable, which needs no index. One with records
+    still in its log cannot be read that way without losing them: refused, saying how."""
+    def connect(flags: str) -> sqlite3.Connection:
+        db = sqlite3.connect(f"file:{path}?{flags}", uri=True, isolation_level=None,
+                             check_same_thread=False)
+        db.execute("SELECT count(*) FROM sqlite_master")  # SQLite opens lazily
+        return db
+
+    try:
+        return connect("mode=ro")
+    except sqlite3.OperationalError:
+        why = unwritable(path)
+        if not why:
+            raise
+    log = f"{path}-wal"
+    if os.path.exists(log) and os.path.getsize(log) > 0:
+        raise JournalError(f"{path}: cannot read the journal here ({why}): its newest records "
+                           f"are still in {log}, which SQLite reads only with write access "
+                           "beside it; copy the journal with its -wal file to a writable "
+                           "folder, or read it as the service's user") from None
+    return connect("immutable=1")
 
 
 def cannot(path: str, what: str, detail: object) -> JournalError:

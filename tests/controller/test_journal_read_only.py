@@ -59,13 +59,18 @@ def _permissions_bind() -> tuple[list[str], int | None]:
 
 def deal_as_another_user(*args) -> subprocess.CompletedProcess:
     """`sabot deal` as a user that file permissions bind."""
+    return sabot_as_another_user("deal", *args)
+
+
+def sabot_as_another_user(command: str, *args) -> subprocess.CompletedProcess:
+    """`sabot COMMAND` as a user that file permissions bind."""
     prefix, owner = _permissions_bind()
 
     def drop() -> None:
         os.setgid(NOBODY)
         os.setuid(NOBODY)
 
-    return subprocess.run([*prefix, sys.executable, "-m", "controller.cli", "deal",
+    return subprocess.run([*prefix, sys.executable, "-m", "controller.cli", command,
                            *map(str, args)], capture_output=True, text=True, cwd=REPO,
                           timeout=60, preexec_fn=drop if owner is not None else None)
 
@@ -124,10 +129,11 @@ def test_a_journal_made_read_only_between_two_runs_is_refused_then_resumed(open_
     run = deal_as_another_user(script, "--decks", "1", "--journal", journal)
     assert run.returncode != 0
     # It used to give SQLite's words alone ("attempt to write a readonly database" from a
-    # reader: SQLite cannot make a WAL journal's companion files beside it).
+    # reader: SQLite cannot make a WAL journal's companion files beside it). The journal is
+    # read now (a closed one opens without them), and the write is what is refused.
     (line,) = run.stderr.splitlines()
-    assert line.startswith(f"sabot deal: {journal}: cannot open the journal: its folder is "
-                           "not writable by this user ("), line
+    assert line == (f"sabot deal: {journal}: cannot open the journal for writing: its folder "
+                    "is not writable by this user (Permission denied)"), line
     folder.chmod(0o755)
     for file in folder.iterdir():
         file.chmod(0o644)
@@ -174,3 +180,59 @@ def test_storage_turning_read_only_mid_shoe_halts_in_one_line_and_resumes(
     reference = tmp_path / "reference.db"
     assert main(["deal", str(script), "--decks", "1", "--journal", str(reference)]) == 0
     assert events_of(journal) == events_of(reference)
+
+
+def _journal_in_a_folder_only_its_owner_writes(open_folder: Path) -> Path:
+    folder = open_folder / "journal"
+    folder.mkdir()
+    journal = folder / "table.db"
+    assert main(["deal", str(one_deck_shoe(open_folder)), "--decks", "1", "--journal",
+                 str(journal)]) == 0
+    for file in folder.iterdir():
+        file.chmod(0o644)  # readable by all, as a surveillance user's group would be
+    folder.chmod(0o555)
+    return journal
+
+
+def test_a_reader_without_write_access_verifies_replays_and_reports_a_closed_journal(
+        open_folder):
+    """Issue 12: `verify`, `replay` and `report` needed write access to the journal's folder
+    (SQLite makes a WAL journal's index beside it), so a surveillance user could not verify a
+    stopped service's journal, nor anyone a copy on read-only media."""
+    journal = _journal_in_a_folder_only_its_owner_writes(open_folder)
+    verified = sabot_as_another_user("verify", journal)
+    assert verified.returncode == 0, verified.stderr
+    assert "chain intact, replay matches" in verified.stdout
+    replayed = sabot_as_another_user("replay", journal)
+    assert replayed.returncode == 0, replayed.stderr
+    page = open_folder / "report.html"
+    reported = sabot_as_another_user("report", journal, "--html", page)
+    assert reported.returncode == 0 and page.stat().st_size > 0, reported.stderr
+    assert sorted(f.name for f in journal.parent.iterdir()) == ["table.db", "table.db.lock"]
+
+
+def test_a_journal_with_records_left_in_its_log_is_refused_saying_how_to_read_it(
+        open_folder):
+    """A copy of a journal a power cut left (its newest records still in PATH-wal, no index)
+    cannot be read without write access beside it: one line that says so, not SQLite's."""
+    journal = _journal_in_a_folder_only_its_owner_writes(open_folder)
+    journal.parent.chmod(0o755)
+    writer = Journal(str(journal))  # a service that has not closed it: records in the log
+    writer.append("meta", {"note": "newest"})
+    log = Path(f"{journal}-wal")
+    copy = open_folder / "copy"
+    copy.mkdir()
+    for file in (journal, log):
+        shutil.copy(file, copy / file.name)
+    writer.close()
+    for file in copy.iterdir():
+        file.chmod(0o644)
+    copy.chmod(0o555)
+    run = sabot_as_another_user("verify", copy / "table.db")
+    assert run.returncode != 0
+    (line,) = run.stderr.splitlines()
+    assert line == (f"sabot verify: {copy / 'table.db'}: cannot read the journal here (its "
+                    "folder is not writable by this user): its newest records are still in "
+                    f"{copy / 'table.db'}-wal, which SQLite reads only with write access "
+                    "beside it; copy the journal with its -wal file to a writable folder, or "
+                    "read it as the service's user"), line
