@@ -6,7 +6,8 @@ halts for every card no two of them read. For each design (enrolled as `bench.vi
 from its whole faces and a solid-colour cut card), every card is dealt `--passages` times
 through the window in `--frames` frames (`synth.card_frames`, the simulator's severity, the
 card sensor given), into a `Tracker`: one row per design with the passages read, unread
-(the table would halt) and read as another card (must be 0).
+(the table would halt), read as another card (must be 0) and taken for a card that slid
+back into the shoe (a false halt).
 Run: .venv/bin/python -m bench.passages [--frames 16] [--passages 2] [--only NAME...]
 """
 
@@ -28,7 +29,7 @@ from controller.sim.setup import enrolled_reader
 from vision.cards import ALL_CARDS
 from vision.decks import decks_root, draw_cut, load_deck, synthetic_deck
 from vision.enrol import enrol
-from vision.events import CardSeen
+from vision.events import CardSeen, SlidBack
 from vision.reader import Reader, one_compute_thread
 from vision.synth import card_frames
 from vision.tracker import Tracker
@@ -52,7 +53,7 @@ def reader_of(design: str, seed: int) -> tuple[object, Reader]:
 def deal_passages(deck, reader: Reader, passages: int, frames: int, seed: int,
                   advance) -> dict:
     rng = np.random.default_rng(seed)
-    counts = {"passages": 0, "read": 0, "unread": 0, "wrong": 0, "missed": []}
+    counts = {"passages": 0, "read": 0, "unread": 0, "wrong": 0, "slid": 0, "missed": []}
     blank = np.zeros((200, 128, 3), np.uint8)
     for _ in range(passages):
         for code in ALL_CARDS:
@@ -62,7 +63,10 @@ def deal_passages(deck, reader: Reader, passages: int, frames: int, seed: int,
             events += tracker.feed(blank, card_present=False)
             seen = [e.card for e in events if isinstance(e, CardSeen)]
             counts["passages"] += 1
-            if seen == [code]:
+            if any(isinstance(e, SlidBack) for e in events):
+                counts["slid"] += 1
+                counts["missed"].append(f"{code} slid back")
+            elif seen == [code]:
                 counts["read"] += 1
             elif seen:
                 counts["wrong"] += 1
@@ -89,10 +93,11 @@ def main() -> int:
     designs = [d for d in designs if not args.only or any(part in d for part in args.only)]
     table = Table(title=f"passages through the window ({args.frames} frames per card, "
                         f"{args.passages} of each card, seed {args.seed})")
-    for column in ("design", "passages", "read", "unread", "read wrong", "unread cards"):
+    for column in ("design", "passages", "read", "unread", "read wrong", "slid back",
+                   "unread cards"):
         table.add_column(column, justify="left" if column in ("design", "unread cards")
                          else "right")
-    total = {"passages": 0, "read": 0, "unread": 0, "wrong": 0}
+    total = {"passages": 0, "read": 0, "unread": 0, "wrong": 0, "slid": 0}
     with Progress(console=Console(stderr=True), transient=True) as progress:
         for design in designs:
             seed = args.seed + zlib.crc32(design.encode()) % 10_000
@@ -103,9 +108,9 @@ def main() -> int:
             for key in total:
                 total[key] += row[key]
             table.add_row(design, str(row["passages"]), str(row["read"]), str(row["unread"]),
-                          str(row["wrong"]), " ".join(row["missed"][:8]))
-    table.add_row("total", *(str(total[k]) for k in ("passages", "read", "unread", "wrong")),
-                  "", style="bold")
+                          str(row["wrong"]), str(row["slid"]), " ".join(row["missed"][:8]))
+    table.add_row("total", *(str(total[k]) for k in ("passages", "read", "unread", "wrong",
+                                                     "slid")), "", style="bold")
     Console(width=140).print(table)
     return 1 if total["wrong"] else 0
 

@@ -15,6 +15,7 @@ _PUBLIC = {
     "CardSeen": "vision.events",
     "CutCard": "vision.events",
     "Unreadable": "vision.events",
+    "SlidBack": "vision.events",
     "Profile": "vision.profile",
     "enrol": "vision.enrol",
     "load_profile": "vision.profile",

@@ -35,4 +35,14 @@ class Unreadable:
     frame_index: int | None = None
 
 
-ReadingEvent = CardSeen | CutCard | Unreadable
+@dataclass(frozen=True)
+class SlidBack:
+    """The card just read went back into the shoe: its index was seen again further down the
+    window, moving back (a card drawn half way and pushed back). It was reported as seen,
+    and will be seen again when it is drawn: the table must halt for the dealer."""
+
+    card: str
+    frame_index: int | None = None
+
+
+ReadingEvent = CardSeen | CutCard | Unreadable | SlidBack

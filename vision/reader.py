@@ -48,6 +48,9 @@ class Reading:
     # What an unknown that is not a card looks like: JOKER, "blank" (a face with nothing
     # printed) or "passing" (a card's body, its index out of view); "" otherwise.
     looks: str = ""
+    # Where a face's index was found: the row of the index zone's centre in the window
+    # (nominal 82; the card moving out of the shoe moves it up, decreasing). 0 otherwise.
+    at: float = 0.0
 
     def as_dict(self) -> dict:
         return {"kind": self.kind, "card": self.card, "rank": self.rank, "suit": self.suit,
@@ -113,7 +116,7 @@ class Reader:
         if gated and (margin >= least_margin or (lead is not None
                                                  and lead >= p.thresholds["pair"][0])):
             rank, suit = split_code(name)  # type: ignore[misc]
-            return Reading("face", name, rank, suit, score)
+            return Reading("face", name, rank, suit, score, at=pose.cy)
         why = (f"not sure: {name} {score:.2f} (needs {least_score:.2f}), ahead of "
                f"{runner_up} by {margin:.2f} (needs {least_margin:.2f}"
                + ("" if lead is None else f", or a lead of {p.thresholds['pair'][0]:.2f} "

@@ -18,6 +18,13 @@ passage ends without a face: the top of a card entering the window, its index no
 view, can look more like a joker than like anything else for a frame or two, and deciding
 then threw away the frames that read the card. A passage that ends undecided is Unreadable.
 
+A card only moves up the window as it leaves the shoe. When the decided card's index is
+seen SLID_BACK rows lower than its highest place in the passage, the card went back into
+the shoe (drawn half way and pushed back): SlidBack, once, so that the table halts instead
+of counting it again when it is drawn. Without the sensor, the same card drawn again with
+no empty frame between looks the same way, and is reported the same (it used to be one
+card).
+
 A frame that is the very image of the one before (a camera frozen on one picture: a live
 sensor's noise never repeats) is no new evidence: it counts towards no decision, so a camera
 stuck on the card before does not read that card again; the passage ends unreadable.
@@ -37,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from contract import JOKER
-from vision.events import CardSeen, CutCard, ReadingEvent, Unreadable
+from vision.events import CardSeen, CutCard, ReadingEvent, SlidBack, Unreadable
 from vision.reader import Reader, Reading
 
 
@@ -77,6 +84,14 @@ class _Passage:
     frames: int = 0
     repeats: int = 0  # frames that were the image of the one before
     joker_at: int | None = None  # first frame of the first `confirm` frames read as a joker
+    tops: dict[str, float] = field(default_factory=dict)  # per face: its index's highest row
+    slid_back: bool = False
+
+
+# Rows the index of the decided card must be seen below its highest place in the passage to
+# have moved back: a card leaving moves it up by 20-40 rows a frame, registration jitters by
+# a few.
+SLID_BACK = 40
 
 
 class Tracker:
@@ -166,6 +181,8 @@ class Tracker:
         passage.seen.add(reading.kind)
         if label.startswith("face:"):
             passage.faces[label] = passage.faces.get(label, 0) + 1
+            if self._slid_back(passage, label, reading):
+                return [SlidBack(reading.card, index)]  # type: ignore[arg-type]
         # When the under view reads a face, that face is down and the over view sees a back:
         # reading it too would double the cost of every frame that decides a card. Once the
         # card is decided the over view can change nothing, and is not read either.
@@ -202,6 +219,20 @@ class Tracker:
         if label == "back" and not passage.decided:
             passage.back_seen = True
         return self._face_up_decision(passage)
+
+    def _slid_back(self, passage: _Passage, label: str, reading: Reading) -> bool:
+        """Whether this frame shows the decided card's index SLID_BACK rows lower than it
+        has been seen in this passage: a card leaving the shoe only moves up the window."""
+        if not reading.at:
+            return False
+        top = passage.tops.get(label)
+        if top is None or reading.at < top:
+            passage.tops[label] = reading.at
+            return False
+        if label != passage.decided or passage.slid_back or reading.at < top + SLID_BACK:
+            return False
+        passage.slid_back = True
+        return True
 
     def _face_up_decision(self, passage: _Passage) -> list[ReadingEvent]:
         face = passage.over_face

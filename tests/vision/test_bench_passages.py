@@ -12,5 +12,5 @@ def test_every_card_of_the_built_in_design_is_read_once_in_sixteen_frames(
     counts = deal_passages(synth_deck, synth_reader, passages=1, frames=16, seed=3,
                            advance=lambda: ticks.append(1))
     assert counts["passages"] == len(ticks) == 52
-    assert counts["wrong"] == 0
+    assert counts["wrong"] == counts["slid"] == 0
     assert counts["read"] >= 51, counts["missed"]

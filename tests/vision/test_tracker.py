@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from contract import JOKER
-from vision.events import CardSeen, CutCard, Unreadable
+from vision.events import CardSeen, CutCard, SlidBack, Unreadable
 from vision.synth import (
     card_frames,
     random_perturbation,
@@ -167,9 +167,9 @@ class ScriptedReader:
     def read(self, frame, *, back_expected=False):
         from vision.reader import Reading
 
-        kind, card = self.readings[int(frame)]
+        kind, card, *at = self.readings[int(frame)]
         if kind == "face":
-            return Reading("face", card, card[:-1], card[-1], 0.9)
+            return Reading("face", card, card[:-1], card[-1], 0.9, at=at[0] if at else 0.0)
         if kind == JOKER:
             return Reading("unknown", reason="not a card", looks=JOKER)
         return Reading(kind, reason="not sure" if kind == "unknown" else "")
@@ -234,3 +234,37 @@ def test_a_camera_frozen_on_the_card_before_does_not_read_that_card_again(
     if trigger:  # with the sensor the second card is known to have passed: unreadable
         assert events[-1] == Unreadable(
             "the camera gave the same image frame after frame (frozen?)", len(first) + 2)
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_card_whose_index_comes_back_down_the_window_slid_back_into_the_shoe(trigger):
+    """Issue 12: a card drawn half way and pushed back into the shoe was read, then read
+    again when it was drawn out: counted twice without a word. A leaving card's index only
+    moves up the window (its row falls); seen 40 rows lower again, the card went back."""
+    readings = [("unknown", None), ("face", "7C", 150.0), ("face", "7C", 120.0),
+                ("face", "7C", 95.0), ("face", "7C", 118.0), ("face", "7C", 140.0),
+                ("face", "7C", 160.0), ("unknown", None), ("empty", None), ("empty", None)]
+    frames = [(np.array(i), kind != "empty") for i, (kind, *_) in enumerate(readings)]
+    assert _track(ScriptedReader(readings), frames, trigger=trigger) == [
+        CardSeen("7C", False, 1), SlidBack("7C", 5)]
+
+
+def test_a_leaving_card_whose_index_jitters_a_little_has_not_slid_back():
+    readings = [("face", "7C", 150.0), ("face", "7C", 120.0), ("face", "7C", 126.0),
+                ("face", "7C", 90.0), ("face", "7C", 118.0), ("unknown", None)]
+    frames = [(np.array(i), True) for i in range(len(readings))]
+    assert _track(ScriptedReader(readings), frames, trigger=True) == [CardSeen("7C", False, 0)]
+
+
+def test_a_card_pulled_back_as_the_emulated_camera_shows_it_is_seen_then_slid_back(
+        synth_deck, synth_reader):
+    """Frames as `sabot emulate-shoe --camera`'s `pullback` renders them: the first half of
+    a passage, then the same frames backwards; then the card is drawn for good."""
+    rng = np.random.default_rng(33)
+    out = list(card_frames(synth_deck, "7C", rng))
+    half = out[: len(out) // 2]
+    empty = render_window(synth_deck, "EMPTY", rng=rng)
+    frames = half + half[::-1] + [(empty, False)] * 2 + list(card_frames(synth_deck, "7C", rng))
+    events = _track(synth_reader, frames, trigger=True)
+    assert [type(e).__name__ for e in events] == ["CardSeen", "SlidBack", "CardSeen"]
+    assert {e.card for e in events} == {"7C"}
