@@ -200,6 +200,11 @@ def _simulate(script: Path, seed: int, journal: Path) -> tuple:
             "--journal", journal)
 
 
+def _deal_or_simulate(run: int, script: Path, seed: int, journal: Path) -> tuple:
+    """The storage faults alternate: `sabot deal` in even runs, the service path in odd."""
+    return _deal(script, journal) if run % 2 == 0 else _simulate(script, seed, journal)
+
+
 def _storage_fault(row: Row, command: tuple, victim: Path, expected: list,
                    faulted: Callable[[], tuple[bool, int, str]], failures: list[str],
                    unread: list[int], label: int, says: tuple[str, ...] = ()) -> None:
@@ -249,7 +254,7 @@ def disk_full(runs: int, folder: Path) -> Row:
     script, _, expected = _reference(folder, 77, "full")
     for run in range(runs):
         victim = folder / f"full-{run}.db"
-        command = _deal(script, victim) if run % 2 == 0 else _simulate(script, 77, victim)
+        command = _deal_or_simulate(run, script, 77, victim)
         limit = rng.randrange(40_000, 600_000)
 
         def faulted(command=command, limit=limit):
@@ -292,8 +297,7 @@ def _read_only_at_start(runs: int, folder: Path, shoe: tuple, rng: random.Random
         with read_only_folder(folder / "read-only") as storage:
             for run in range(runs):
                 victim = storage.path / f"before-{run}.db"
-                command = (_deal(script, victim) if run % 2 == 0
-                           else _simulate(script, 78, victim))
+                command = _deal_or_simulate(run, script, 78, victim)
                 # Runs 1, 2, 5, 6...: a journal a power cut left, found read-only at boot
                 # (`deal` and `simulate` each both ways in four runs).
                 cut = rng.randrange(3, total) if (run + run // 2) % 2 else None
@@ -337,8 +341,7 @@ def _read_only_midway(runs: int, folder: Path, shoe: tuple, rng: random.Random) 
         with failing_card(folder / "card") as card:
             for run in range(runs):
                 victim = card.path / f"midway-{run}.db"
-                command = (_deal(script, victim) if run % 2 == 0
-                           else _simulate(script, 78, victim))
+                command = _deal_or_simulate(run, script, 78, victim)
                 target = rng.randrange(5, total)
 
                 def faulted(command=command, victim=victim, target=target, card=card):
