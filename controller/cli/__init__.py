@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
 import signal
 import sys
 import threading
@@ -62,8 +61,11 @@ def exit_status_of(error: BaseException) -> int:
 
 
 def command_modules() -> list[str]:
-    return sorted(info.name for info in pkgutil.iter_modules(__path__)
-                  if not info.name.startswith("_"))
+    # The folder's listing: pkgutil.iter_modules would add its own imports to the start-up
+    # of every command (`sabot deal` on an empty input is to finish in 50 ms).
+    return sorted(entry.name.removesuffix(".py") for folder in __path__
+                  for entry in os.scandir(folder)
+                  if entry.name.endswith(".py") and not entry.name.startswith("_"))
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 
@@ -23,12 +22,16 @@ class EventPrinter:
         self.flush = flush  # each event at once (`replay --follow` into a pipe)
         self.rounds: list[dict] = []  # of the shoe being dealt
         self._summed = False
+        if as_json:  # imported only here: the text output's start-up does not pay for it
+            import json
+
+            self._dumps = json.dumps
 
     def __call__(self, event: dict) -> None:
         if event["event"] == "round":
             self.rounds.append(event)
         if self.as_json:
-            sys.stdout.write(json.dumps(event, separators=(", ", ": ")) + "\n")
+            sys.stdout.write(self._dumps(event, separators=(", ", ": ")) + "\n")
             if self.flush:
                 sys.stdout.flush()
             return
