@@ -3,7 +3,8 @@
 For each design: enrol from its whole faces (plus a solid-colour cut card of a random
 colour), then read windows rendered across the whole envelope (`random_perturbation` at
 severity 1.0, a fixed seed, never the enrolment images): `--views` per card, and as many
-back, cut and empty windows per kind. One row per design and a total.
+back, cut and empty windows per kind (`--surfaces N` for another number). One row per
+design and a total.
 `--from recording` enrols each design as a real shoe learns one instead: from a recording
 of the deck run through the window in the new-deck order (frames rendered at the
 simulator's passage severity, pasted into camera frames, with the card sensor's edges),
@@ -70,7 +71,7 @@ def recorded_dir(deck, has_back: bool, out: Path, seed: int) -> Path:
 
 
 def bench_design(deck_dir: Path, views: int, severity: float, seed: int, progress,
-                 source: str = "faces") -> dict:
+                 source: str = "faces", surfaces: int | None = None) -> dict:
     rng = np.random.default_rng(seed)
     cut_colour = solid_colour(rng)
     deck = load_deck(str(deck_dir))
@@ -90,7 +91,8 @@ def bench_design(deck_dir: Path, views: int, severity: float, seed: int, progres
             return {"name": deck_dir.name, "error": str(error)}
         enrol_s = time.perf_counter() - start
     codes = [c for c in ALL_CARDS for _ in range(views)]
-    codes += [k for k in OTHERS for _ in range(views * 2) if k != "BACK" or has_back]
+    surfaces = views * 2 if surfaces is None else surfaces
+    codes += [k for k in OTHERS for _ in range(surfaces) if k != "BACK" or has_back]
     rng.shuffle(codes)
     counts = dict(faces=0, rank_ok=0, suit_ok=0, rejects=0, silent=0,
                   others=0, others_ok=0, empty_times=[], face_times=[], misses=[])
@@ -144,6 +146,9 @@ def main() -> int:
     parser.add_argument("--from", dest="source", choices=("faces", "recording"),
                         default="faces", help="enrol from the design's faces (default) or "
                         "from a recording of it run through the shoe")
+    parser.add_argument("--surfaces", type=int, default=None, metavar="N",
+                        help="back, cut and empty windows of each per design (default twice "
+                        "--views): their silent errors are a thin tail")
     parser.add_argument("--only", nargs="*", default=[], metavar="NAME",
                         help="only the designs whose name holds one of these")
     args = parser.parse_args()
@@ -156,7 +161,7 @@ def main() -> int:
         for design in designs:  # each design's own seed: the same with or without --only
             seed = args.seed + zlib.crc32(design.name.encode()) % 10_000
             rows.append(bench_design(design, args.views, args.severity, seed, progress,
-                                     args.source))
+                                     args.source, args.surfaces))
     table = Table(title=f"reading across the camera envelope (severity {args.severity}, "
                         f"{args.views} views per card, seed {args.seed}, enrolled from "
                         f"{args.source})")

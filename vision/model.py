@@ -87,6 +87,13 @@ def kind_vector(prepared: Prepared) -> np.ndarray:
     return np.concatenate([prepared.surface, np.sqrt(colours), shape]).astype(np.float32)
 
 
+def colour_of_joint(card_length: int) -> np.ndarray:
+    """Indices, in a card vector (`describe`, `card_length` long) followed by the
+    `kind_vector`, of the numbers that say a window's colour: the ink's redness and the
+    whole window's surface statistics and hue histogram."""
+    return np.r_[card_length - 8, card_length + np.arange(7 + HUES * SATURATIONS)]
+
+
 def kind_weights() -> np.ndarray:
     """How much each part of `kind_vector` counts once standardised: the 216 shape numbers
     (noise, on an empty window) would otherwise outvote the 43 of surface and colour."""
@@ -145,13 +152,24 @@ def _zone_box(pose: Pose, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
     return x0, y0, x1 - x0, y1 - y0
 
 
-def discriminant(vectors: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def discriminant(vectors: np.ndarray, labels: np.ndarray,
+                 keep: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(mean, projection): Fisher's linear discriminant of `vectors` by `labels`, after a
-    principal-component reduction, as `(x - mean) @ projection`."""
+    principal-component reduction, as `(x - mean) @ projection`. `keep`: indices of features
+    that join the reduction as they are, scaled to its components' mean variance."""
     mean = vectors.mean(axis=0)
     centred = vectors - mean
     _, _, components = np.linalg.svd(centred, full_matrices=False)
     reduce = components[: min(PCA_DIMENSIONS, len(components))].T
+    if keep is not None and len(keep):
+        # A window's colour is a few numbers that vary little beside a thousand of shape:
+        # the components leave them out (a purple cut card was read as the dark empty
+        # window), and the shrinkage below would drown them even if kept unscaled.
+        variance = float((centred @ reduce).var(axis=0).mean())
+        scale = np.sqrt(variance / (centred[:, keep].var(axis=0) + 1e-9))
+        picked = np.zeros((vectors.shape[1], len(keep)), np.float64)
+        picked[keep, np.arange(len(keep))] = scale
+        reduce = np.hstack([reduce, picked])
     reduced = centred @ reduce
     classes = np.unique(labels)
     means = np.stack([reduced[labels == c].mean(axis=0) for c in classes])
@@ -185,7 +203,8 @@ class Model:
 
     @classmethod
     def learn(cls, vectors: np.ndarray, labels: np.ndarray, classes: tuple[str, ...],
-              *, discriminate: bool = True, weights: np.ndarray | None = None) -> Model:
+              *, discriminate: bool = True, weights: np.ndarray | None = None,
+              keep: np.ndarray | None = None) -> Model:
         """`labels` index `classes`; every class needs views. `discriminate`: project onto
         the linear discriminant (for many classes); else only standardise each feature (a
         handful of classes, whose discriminant would keep too few directions) and weigh it
@@ -193,7 +212,7 @@ class Model:
         order = np.argsort(labels, kind="stable")
         vectors, labels = vectors[order], labels[order]
         if discriminate:
-            mean, projection = discriminant(vectors, labels)
+            mean, projection = discriminant(vectors, labels, keep)
         else:
             mean = vectors.mean(axis=0)
             scale = 1.0 / (vectors.std(axis=0) + 1e-3)
