@@ -128,3 +128,11 @@ def test_two_surfaces_that_looked_alike_get_many_more_views_of_each(tmp_path):
     each = 2 * enrol.CONFUSED_SURFACE_VIEWS
     assert [v.truth for v in views] == ["cut"] * each + ["empty"] * each  # not the back
     assert counter.total == 10 + 2 * each and counter.done == 2 * each
+
+
+def test_only_the_corners_count_for_cards():
+    wrong = np.array([[0.93, 0.01], [0.86, 0.13]])
+    right = np.array([[0.91, 0.05], [0.99, 0.2]])
+    corners = _thresholds(wrong, right, 2, 0.75, "cards", [], between=False)
+    assert corners.accepts(0.91, 0.05)  # above the corner at 0.86 + safety for that margin
+    assert not corners.accepts(0.88, 0.12) and not corners.accepts(0.95, 0.02)
