@@ -153,9 +153,7 @@ def _thresholds(wrong: np.ndarray, right: np.ndarray, own: int, min_score: float
     frontier = _frontier(wrong)
     best: tuple[int, float, float] = (-1, 1.0, 1.0)
     for margin in MARGINS:
-        worst = _worst_at(frontier if between else frontier[frontier[:, 1] >= margin
-                                                              - SAFETY_MARGIN],
-                          margin - SAFETY_MARGIN)
+        worst = _worst_at(frontier, margin - SAFETY_MARGIN, between=between)
         score = max(min_score, worst + SAFETY_SCORE if worst is not None else 0)
         accepted = int(np.sum((right[:, 0] >= score) & (right[:, 1] >= margin)))
         if accepted > best[0]:
@@ -178,18 +176,19 @@ def _frontier(wrong: np.ndarray) -> np.ndarray:
     return ordered[keep][::-1]  # margin rising, score falling
 
 
-def _worst_at(frontier: np.ndarray, margin: float) -> float | None:
+def _worst_at(frontier: np.ndarray, margin: float, *, between: bool = True) -> float | None:
     """The highest score a wrong reading may have at `margin` or more: the wrong readings
     seen there, and between them (a reading as far ahead as one seen and as similar as
     another lies between the two, as likely wrong: two held-back empty windows read as the
     cut card, at 0.93 leading by 0.01 and 0.86 by 0.13, and a fresh one at 0.91 by 0.05 was
-    accepted by the corners alone). None when no wrong reading reaches `margin`."""
+    accepted by the corners alone; `between=False`: the corners alone). None when no wrong
+    reading reaches `margin`."""
     above = frontier[frontier[:, 1] >= margin]
     if not len(above):
         return None
     worst = float(above[:, 0].max())
     below = frontier[frontier[:, 1] < margin]
-    if len(below):  # the segments from each point below to each above, at `margin`
+    if between and len(below):  # the segments from each point below to each above, at `margin`
         low, high = below[:, None, :], above[None, :, :]
         t = (margin - low[..., 1]) / (high[..., 1] - low[..., 1])
         worst = max(worst, float((low[..., 0] + t * (high[..., 0] - low[..., 0])).max()))
@@ -473,8 +472,9 @@ NOT_CARDS = (*SURFACE_KINDS, JOKER, "blank", "passing")
 # of their scores against each other is what sets those thresholds.
 SURFACE_VIEWS = 6
 HELD_SURFACE_VIEWS = 12
-# ... and where any was read as another of them, this many times more of those two (with 12
-# only, 2 in 300 fresh empty windows of a dark brown cut card's design read as the cut card).
+# ... and where any was read as another of them, this many times more of those two (with the
+# 192 views alone, 2 or 3 in 300 fresh empty windows of a design with a dark brown cut card
+# were read as the cut card).
 CONFUSED_SURFACE_VIEWS = 36
 SLIDING_VIEWS = 12  # held-back views of each card sliding past the window
 PASSING_VIEWS = 8  # learned views of each card's body passing, its index out of the window
