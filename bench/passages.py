@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +23,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.vision import enrolment_dir, solid_colour
+from bench.vision import design_seed, enrolment_dir, solid_colour
 from controller.sim.setup import enrolled_reader
 from vision.cards import ALL_CARDS
 from vision.decks import decks_root, draw_cut, load_deck, synthetic_deck
@@ -100,7 +99,7 @@ def main() -> int:
     total = {"passages": 0, "read": 0, "unread": 0, "wrong": 0, "slid": 0}
     with Progress(console=Console(stderr=True), transient=True) as progress:
         for design in designs:
-            seed = args.seed + zlib.crc32(design.encode()) % 10_000
+            seed = design_seed(args.seed, design)
             task = progress.add_task(design, total=args.passages * len(ALL_CARDS))
             deck, reader = reader_of(design, seed)
             row = deal_passages(deck, reader, args.passages, args.frames, seed,

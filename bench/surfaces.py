@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import zlib
 from pathlib import Path
 
 import cv2
@@ -23,7 +22,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.vision import OTHERS, enrolment_dir, solid_colour
+from bench.vision import OTHERS, design_seed, enrolment_dir, solid_colour
 from vision.decks import decks_root, draw_cut, load_deck
 from vision.enrol import enrol
 from vision.reader import Reader, one_compute_thread
@@ -33,8 +32,7 @@ DESIGN_SEED = 20261201  # bench.vision's: the same cut card colour per design
 
 
 def read_surfaces(design: Path, per_kind: int, seed: int, progress) -> dict:
-    colour = solid_colour(np.random.default_rng(
-        DESIGN_SEED + zlib.crc32(design.name.encode()) % 10_000))
+    colour = solid_colour(np.random.default_rng(design_seed(DESIGN_SEED, design.name)))
     deck = load_deck(str(design))
     deck.cards["CUT"] = draw_cut(colour)
     with tempfile.TemporaryDirectory() as tmp:
