@@ -26,9 +26,10 @@ from contract import JOKER
 from vision.cards import ALL_CARDS
 from vision.decks import foreign_deck
 from vision.errors import EnrolmentError
-from vision.features import card_region
+from vision.features import card_region, thumbnail
 from vision.fit import fit_warnings
-from vision.geometry import WINDOW_H, WINDOW_W
+from vision.gate import EmptyGate, gate_vector, learn_gate
+from vision.geometry import WINDOW_H, WINDOW_W, to_window
 from vision.model import (
     Model,
     Pairs,
@@ -409,6 +410,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
                      "shoe's interior?): such views are read as unknown, and the table halts "
                      "rather than guess; a cut card of another colour avoids it")
     accept = _calibrate(held_out, notes, pairs, classes)
+    gate = _learn_gate(learned, held_out)
     counter.finish()
     card = accept["pair"]  # the card stage's figures, with the pairs' rescues
     profile = Profile(
@@ -419,9 +421,24 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
         likeness_floor=accept["likeness_floor"], pair_index=pairs.index,
         pair_directions=pairs.directions, pair_middles=pairs.middles, pair_halves=pairs.halves,
         held_views=card.views, held_accepted=card.accepted, held_wrong=card.wrong,
-        separation=card.separation,
+        separation=card.separation, gate_mean=gate.mean, gate_whiten=gate.whiten,
+        gate_others=gate.others, gate_reach=gate.reach, gate_clearance=gate.clearance,
     )
     return Enrolment(profile, notes, held_out, nominal)
+
+
+def _learn_gate(learned: list[_View], held_out: list[HeldOut]) -> EmptyGate:
+    """The empty-window gate (`vision.gate`) of the learned empty windows, kept away from
+    every other view enrolment rendered, learned or held back, but for those the reader may
+    read as empty at no cost (a blank face, a card sliding past: nothing to read there)."""
+    def vectors(windows: list[np.ndarray]) -> np.ndarray:
+        return np.array([gate_vector(thumbnail(to_window(w))) for w in windows]).reshape(-1, 6)
+
+    empty = vectors([v.window for v in learned if v.truth == "empty"])
+    others = vectors([v.window for v in learned if v.truth not in ("empty", "blank")])
+    held = vectors([h.window for h in held_out
+                    if h.truth not in ("empty", "blank") and not h.sliding])
+    return learn_gate(empty, others, held)
 
 
 class _Counter:

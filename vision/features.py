@@ -59,6 +59,7 @@ def ink_map(gray: np.ndarray, small: np.ndarray | None = None) -> np.ndarray:
 
 ORIENTATIONS = 9  # unsigned gradient directions per cell
 GRADIENT_FLOOR = 8.0  # grey levels per pixel: weaker gradients are noise, not strokes
+_BINS_PER_RADIAN = np.float32(ORIENTATIONS / np.pi)
 
 
 def orientation_histograms(picture: np.ndarray, cell: int) -> np.ndarray:
@@ -74,15 +75,24 @@ def orientation_histograms(picture: np.ndarray, cell: int) -> np.ndarray:
     magnitude, angle = cv2.cartToPolar(gx, gy)
     h, w = image.shape
     rows, cols = h // cell, w // cell
-    position = np.float32(np.remainder(angle, np.pi) * (ORIENTATIONS / np.pi) - 0.5).ravel()
+    # The direction in bins, unsigned (0 .. 2 pi folded onto 0 .. pi), less half a bin: each
+    # pixel's magnitude is shared between the two bins whose centres it lies between. In
+    # float32 throughout, and both shares counted in one pass (this runs twice a window).
+    position = angle.ravel() * _BINS_PER_RADIAN
+    position[position >= ORIENTATIONS] -= ORIENTATIONS
+    position -= 0.5
     low = np.floor(position)
     upper_share = position - low
-    low = low.astype(np.int64) % ORIENTATIONS
+    low = low.astype(np.intp)
+    low[low < 0] = ORIENTATIONS - 1
+    high = low + 1
+    high[high == ORIENTATIONS] = 0
     cell_of = _cell_index(h, w, cell) * ORIENTATIONS
     m = magnitude.ravel()
+    upper = m * upper_share
     size = rows * cols * ORIENTATIONS
-    hist = np.bincount(cell_of + low, m * (1 - upper_share), size)
-    hist += np.bincount(cell_of + (low + 1) % ORIENTATIONS, m * upper_share, size)
+    hist = np.bincount(np.concatenate([cell_of + low, cell_of + high]),
+                       np.concatenate([m - upper, upper]), size)
     hist = hist.reshape(rows, cols, ORIENTATIONS).astype(np.float32)
     energy = cv2.boxFilter((hist * hist).sum(axis=2), -1, (3, 3), normalize=False,
                            borderType=cv2.BORDER_REFLECT)

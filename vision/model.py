@@ -43,9 +43,10 @@ class Prepared:
     """A window at nominal size, its thumbnail and surface statistics, and (made when first
     asked for: an empty window never needs it) its ink map."""
 
-    def __init__(self, image: np.ndarray) -> None:
+    def __init__(self, image: np.ndarray, small: np.ndarray | None = None) -> None:
+        """`small`: the window's `thumbnail`, if the caller made it already."""
         self.window = to_window(image)
-        self.small = thumbnail(self.window)
+        self.small = thumbnail(self.window) if small is None else small
         self.surface = surface_vector(self.small)
         self._ink: np.ndarray | None = None
 

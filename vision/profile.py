@@ -26,18 +26,22 @@ Stored as one NumPy .npz archive (no pickles) holding:
   held_views       int, held_accepted float, held_wrong int, separation float: what the
                    calibration found (views read, share accepted, read wrong, and how far the
                    1st percentile of right readings' scores lies above the best wrong one)
+  gate_mean (6,), gate_whiten (6, 6), gate_others (M, 6) float64, gate_reach,
+  gate_clearance float: the empty-window gate (`vision.gate`); absent from a profile
+                   enrolled before it (the gate is then shut: every window read in full)
 """
 
 from __future__ import annotations
 
 import zipfile
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
 
 from vision.cards import split_code
 from vision.errors import ProfileError
+from vision.gate import SHUT, EmptyGate
 
 PROFILE_VERSION = 6
 STAGES = ("glance:empty", "glance:back", "glance:passing",
@@ -69,6 +73,18 @@ class Profile:
     held_accepted: float = 0.0
     held_wrong: int = 0
     separation: float = 0.0
+    # The empty-window gate (`vision.gate`); a profile enrolled before it has none (limit 0:
+    # every window is read in full, as then).
+    gate_mean: np.ndarray = field(default_factory=lambda: SHUT.mean)
+    gate_whiten: np.ndarray = field(default_factory=lambda: SHUT.whiten)
+    gate_others: np.ndarray = field(default_factory=lambda: SHUT.others)
+    gate_reach: float = 0.0
+    gate_clearance: float = 0.0
+
+    @property
+    def gate(self) -> EmptyGate:
+        return EmptyGate(self.gate_mean, self.gate_whiten, self.gate_reach,
+                         self.gate_clearance, self.gate_others)
 
     def accepts(self, stage: str, score: float, margin: float) -> bool:
         least_score, least_margin = self.thresholds[stage]
@@ -76,10 +92,14 @@ class Profile:
 
 
 _SCALARS = {"pose_floor": float, "likeness_floor": float, "held_views": int,
-            "held_accepted": float, "held_wrong": int, "separation": float}
+            "held_accepted": float, "held_wrong": int, "separation": float,
+            "gate_reach": float, "gate_clearance": float}
+# Added to version 6 after it was first written: a profile without them loads, gate shut.
+_OPTIONAL = {"gate_mean", "gate_whiten", "gate_others", "gate_reach", "gate_clearance"}
 _ARRAYS = [f.name for f in fields(Profile) if f.name not in _SCALARS and f.name != "thresholds"]
 _SHAPES = {"templates": 3, "likeness": 2, "pair_index": 2, "pair_directions": 2,
-           "pair_middles": 1, "pair_halves": 1} | {
+           "pair_middles": 1, "pair_halves": 1, "gate_mean": 1, "gate_whiten": 2,
+           "gate_others": 2} | {
     f"{model}_{name}": dims for model in ("card", "kind")
     for name, dims in (("mean", 1), ("projection", 2), ("views", 2), ("labels", 1),
                        ("classes", 1))}
@@ -109,8 +129,10 @@ def load_profile(path: str | Path) -> Profile:
             if version != PROFILE_VERSION:
                 raise ProfileError(f"{file}: profile version {version}, expected "
                                    f"{PROFILE_VERSION} (enrol the design again)")
-            arrays = {name: data[name] for name in _ARRAYS}
-            scalars = {name: kind(data[name]) for name, kind in _SCALARS.items()}
+            arrays = {name: data[name] for name in _ARRAYS
+                      if name in data.files or name not in _OPTIONAL}
+            scalars = {name: kind(data[name]) for name, kind in _SCALARS.items()
+                       if name in data.files or name not in _OPTIONAL}
             stages, thresholds = data["stages"], data["thresholds"]
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as error:
         if isinstance(error, ProfileError):
@@ -130,6 +152,8 @@ def load_profile(path: str | Path) -> Profile:
 def _check(file: Path, arrays: dict, scalars: dict) -> None:
     """A damaged profile is refused here, naming what is wrong, not at the first frame."""
     for name, dims in _SHAPES.items():
+        if name not in arrays:  # an optional one (_OPTIONAL), absent
+            continue
         if arrays[name].ndim != dims:
             raise ProfileError(f"{file}: {name} has {arrays[name].ndim} dimensions, not {dims}")
         if arrays[name].dtype.kind == "f" and not np.all(np.isfinite(arrays[name])):
@@ -152,6 +176,22 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
             or not len(arrays["pair_middles"]) == len(arrays["pair_halves"]) == len(pairs)
             or (len(pairs) and (pairs.min() < 0 or pairs.max() >= codes))):
         raise ProfileError(f"{file}: the pairs of cards do not fit the card model")
-    for name in ("pose_floor", "likeness_floor", "held_accepted", "separation"):
-        if not np.isfinite(scalars[name]):
+    for name in ("pose_floor", "likeness_floor", "held_accepted", "separation", "gate_reach",
+                 "gate_clearance"):
+        if name in scalars and not np.isfinite(scalars[name]):
             raise ProfileError(f"{file}: {name} is not a finite number")
+    gate = _OPTIONAL & (arrays.keys() | scalars.keys())
+    if gate and gate != _OPTIONAL:
+        raise ProfileError(f"{file}: the empty-window gate lacks "
+                           f"{', '.join(sorted(_OPTIONAL - gate))}")
+    if gate and (arrays["gate_mean"].shape != (6,) or arrays["gate_whiten"].shape != (6, 6)
+                 or arrays["gate_others"].shape[1:] != (6,)):
+        raise ProfileError(f"{file}: the empty-window gate (gate_mean, gate_whiten, "
+                           "gate_others) is not of six numbers")
+    # A whitening that squeezes some direction flat, or a clearance under zero, would let
+    # windows through the gate as the empty shoe that are not: cards missed.
+    if gate and scalars["gate_reach"] > 0 and (
+            scalars["gate_clearance"] < 0
+            or np.linalg.svd(arrays["gate_whiten"], compute_uv=False).min() <= 1e-9):
+        raise ProfileError(f"{file}: the empty-window gate's gate_whiten or gate_clearance "
+                           "is not usable")

@@ -9,7 +9,8 @@ kind model, calibrated the same way, so that no held-back card would be taken fo
 those): the empty window, a back in the over view and a card's body passing need no index,
 and most frames are one of them. Each stage has thresholds of its own (`Profile.thresholds`,
 by stage). Anything else is `unknown`, with the reason: a wrong card read with confidence is
-the one error not allowed.
+the one error not allowed. First of all, a window that is plainly the empty shoe is told from
+its thumbnail's colour alone (`gate`), in a fraction of the time.
 """
 
 from __future__ import annotations
@@ -21,15 +22,17 @@ import numpy as np
 
 from contract import JOKER
 from vision.cards import split_code
+from vision.features import thumbnail
+from vision.geometry import to_window
 from vision.model import (
     Model,
     Pairs,
+    Prepared,
     best_of,
     blank_of_ink,
     describe,
     kind_vector,
     likeness_vector,
-    prepare,
     ranked,
     zone_picture,
 )
@@ -67,6 +70,7 @@ class Reader:
                              p.kind_classes)
         self._pairs = Pairs(p.pair_index, p.pair_directions, p.pair_middles, p.pair_halves)
         self._registration = Registration(profile.templates)
+        self._gate = profile.gate
         self._likeness = profile.likeness
         self._card_index = {code: i for i, code in enumerate(self._cards.classes)
                             if split_code(code) is not None}
@@ -76,7 +80,11 @@ class Reader:
         shows the back of every face-down card. There a back is told at a glance (the whole
         window), since a face taken for a back can only leave the card unread (the under
         view saw no face either), never read wrong; elsewhere it must pass the index."""
-        prepared = prepare(image)
+        window = to_window(image)
+        small = thumbnail(window)
+        if self._gate.passes(small):  # plainly the empty shoe: most frames
+            return Reading("empty", score=1.0)
+        prepared = Prepared(window, small)
         p = self.profile
         glance = kind_vector(prepared)
         kind, kind_score, kind_margin, _ = best_of(self._kinds, glance)

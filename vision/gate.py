@@ -1,0 +1,113 @@
+"""The empty-window gate: a window that is plainly the empty shoe, told from six numbers.
+
+Most frames a shoe's camera sees show no card at all. The full reading of a window (its ink,
+its index searched for, two models) costs milliseconds on a Raspberry Pi; the gate looks at
+the window's quarter-size thumbnail only: the mean and spread of each colour channel.
+
+It is learned at enrolment, in the space where the empty windows rendered across the camera
+envelope are whitened (their Mahalanobis distance). A window passes when it lies within
+`reach` of the empty windows' mean (no farther out than the empty windows seen) and at
+least `clearance` from every view of anything else enrolment rendered there (cards, backs,
+the cut card, jokers, cards' bodies passing). The clearance is calibrated on held-back
+views: each held-back view of something else near the empty windows lies within it of a
+learned one, with room to spare, so a dark cut card or a back close to the interior's
+colour does not pass where it was ever seen, while the empty windows far from any of them
+do. A window that does not pass is read in full, as before: the gate only ever answers
+"empty" or "read it in full", so it makes reading faster, never different where it was
+measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+# The reach: this many times the farthest learned empty window (what lies beyond every empty
+# window seen is no empty window the gate knows).
+REACH = 1.1
+# The clearance: this many times the farthest any held-back view of something else lay from
+# its nearest learned one, and never less than MIN_CLEARANCE (in the empty windows' spreads).
+ROOM, MIN_CLEARANCE = 1.5, 1.0
+# Spread (grey levels squared) added to each number's variance: a flat synthetic interior
+# has none, and a camera's noise is never less.
+NOISE = 1.0
+MIN_EMPTY = 24  # fewer learned empty windows than this teach no gate: it stays shut
+
+
+def gate_vector(small: np.ndarray) -> np.ndarray:
+    """The six numbers of a BGR thumbnail (`features.thumbnail`): per channel, mean and
+    standard deviation."""
+    mean, spread = cv2.meanStdDev(small)
+    return np.concatenate([mean.ravel(), spread.ravel()])
+
+
+@dataclass(frozen=True, eq=False)
+class EmptyGate:
+    """`mean` (6,) and `whiten` (6, 6): `(vector - mean) @ whiten` has the empty windows'
+    spread 1 every way; `reach` and `clearance` in those units; `others` (M, 6): the views of
+    anything else near the empty windows, whitened. `reach` 0: the gate is shut."""
+
+    mean: np.ndarray
+    whiten: np.ndarray
+    reach: float
+    clearance: float
+    others: np.ndarray
+
+    def whitened(self, vectors: np.ndarray) -> np.ndarray:
+        return (np.asarray(vectors, np.float64).reshape(-1, 6) - self.mean) @ self.whiten
+
+    def passes(self, small: np.ndarray) -> bool:
+        """Whether the thumbnail `small` is plainly the empty shoe."""
+        if self.reach <= 0:
+            return False
+        z = (gate_vector(small) - self.mean) @ self.whiten
+        if float(z @ z) > self.reach * self.reach:
+            return False
+        if not len(self.others):
+            return True
+        offsets = self.others - z
+        return float(np.einsum("ij,ij->i", offsets, offsets).min()) >= (
+            self.clearance * self.clearance)
+
+    def passing(self, vectors: np.ndarray) -> np.ndarray:
+        """`passes` for many gate vectors at once (enrolment, the tests)."""
+        z = self.whitened(vectors)
+        inside = (z * z).sum(axis=1) <= self.reach * self.reach
+        if self.reach <= 0:
+            return np.zeros(len(z), bool)
+        if not len(self.others):
+            return inside
+        return inside & (_nearest(z, self.others) >= self.clearance)
+
+
+SHUT = EmptyGate(np.zeros(6), np.zeros((6, 6)), 0.0, 0.0, np.zeros((0, 6)))
+
+
+def learn_gate(empty: np.ndarray, others: np.ndarray, held_others: np.ndarray) -> EmptyGate:
+    """The gate of the learned empty windows' gate vectors `empty` (N, 6), kept clear of the
+    learned views of anything else `others` and the held-back ones `held_others`. Shut when
+    there are too few empty windows to learn from."""
+    empty = np.asarray(empty, np.float64).reshape(-1, 6)
+    if len(empty) < MIN_EMPTY:
+        return SHUT
+    covariance = np.cov(empty, rowvar=False) + NOISE * np.eye(6)
+    whiten = np.linalg.inv(np.linalg.cholesky(covariance)).T
+    gate = EmptyGate(empty.mean(axis=0), whiten, 1.0, 0.0, np.zeros((0, 6)))
+    z_empty = gate.whitened(empty)
+    reach = REACH * float(np.sqrt((z_empty * z_empty).sum(axis=1).max()))
+    learned, held = gate.whitened(others), gate.whitened(held_others)
+    near_held = held[(held * held).sum(axis=1) <= reach * reach]
+    seen = float(_nearest(near_held, learned).max()) if len(near_held) and len(learned) else 0.0
+    clearance = max(MIN_CLEARANCE, ROOM * seen)
+    everyone = np.vstack([learned, held])
+    near = everyone[np.sqrt((everyone * everyone).sum(axis=1)) <= reach + clearance]
+    return EmptyGate(gate.mean, whiten, reach, clearance, near.astype(np.float64))
+
+
+def _nearest(points: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """Each point's distance to the nearest of `among`."""
+    squares = ((points * points).sum(axis=1)[:, None] - 2 * points @ among.T
+               + (among * among).sum(axis=1)[None, :])
+    return np.sqrt(np.maximum(squares.min(axis=1), 0.0))
