@@ -13,6 +13,7 @@ Nothing here depends on how a design lays out its index: only on where its zone 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -32,6 +33,15 @@ CLUSTERS = 6
 _COARSE, _FINE = 4, 2  # downscaling of the coarse and the fine search
 _COARSE_PAD, _FINE_PAD = 3, 8  # zero ink around the window: a zone may stick out of it
 _FINE_REACH = 3  # fine search: +- this many half-size pixels around the coarse position
+# Where the zone's centre is searched for across the window (window pixels, x): a card's
+# index is at its left edge, and the card moves only up and down the window as it is drawn.
+# Across the whole camera envelope (shift, scale, turn, keystone), with the card anywhere
+# along its travel, the centre stayed within 22-78 in 20,000 draws; the refinement reaches
+# 6 px further. Beyond, a court card's frame or a big pip further in, or the surround's strip
+# beside the card, can match a template better than the index: in the vector design's court
+# cards 8 views in 312 were found there (QD in two of five), and one such QD was read as QH
+# (its body described instead of its index). Within it: none in 520.
+INDEX_X = (24, 80)
 
 
 @dataclass(frozen=True)
@@ -119,8 +129,14 @@ class Registration:
                 continue
             fy, fx = small.shape[0] / scaled.shape[0], small.shape[1] / scaled.shape[1]
             results = self._coarse.match(scaled, everyone, floors=self._flat_below)
+            # Only where a card's index can be across the window (INDEX_X).
+            first = max(0, math.ceil((INDEX_X[0] / _COARSE + p) / fx - tw / 2))
+            last = math.floor((INDEX_X[1] / _COARSE + p) / fx - tw / 2) + 1
             for template, result in zip(everyone, results, strict=True):
-                _, score, _, (x, y) = cv2.minMaxLoc(result)
+                if last <= first:
+                    continue
+                _, score, _, (x, y) = cv2.minMaxLoc(result[:, first:last])
+                x += first
                 if score > best[0]:
                     best = (score, s, ((x + tw / 2) * fx - p) * _COARSE,
                             ((y + th / 2) * fy - p) * _COARSE, template)

@@ -18,7 +18,7 @@ from controller.game import observations as obs
 from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.journal.compare import expected_events, first_difference, journal_events
 from controller.journal.store import Journal
-from controller.sim.setup import enrolled_reader
+from tests.shared_profiles import suite_reader
 from vision.decks import synthetic_deck
 from vision.profile import save_profile
 
@@ -33,7 +33,7 @@ ORDER = "AS 2C NMB 2H 3D 4H 5D CUT NMB 4S 5S 5C 3C"
 @pytest.fixture(scope="module")
 def profile(tmp_path_factory):
     out = tmp_path_factory.mktemp("rig") / "profile.npz"
-    save_profile(enrolled_reader(synthetic_deck()).profile, out)  # the suite's cached one
+    save_profile(suite_reader(synthetic_deck()).profile, out)  # the suite's cached one
     return out
 
 

@@ -15,7 +15,7 @@ from controller.journal.compare import expected_events, first_difference, journa
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 from controller.sim.recording import write_synthetic_recording
-from controller.sim.setup import enrolled_reader
+from tests.shared_profiles import suite_reader
 from vision.decks import synthetic_deck
 from vision.profile import save_profile
 
@@ -32,7 +32,7 @@ def rig(tmp_path_factory):
     folder = tmp_path_factory.mktemp("playback")
     deck = synthetic_deck()
     profile = folder / "profile.npz"
-    save_profile(enrolled_reader(deck).profile, profile)  # the suite's cached one
+    save_profile(suite_reader(deck).profile, profile)  # the suite's cached one
     recording = write_synthetic_recording(deck, ORDER.split(), folder / "rec", seed=3,
                                           window=(40, 30))
     order = folder / "order.txt"

@@ -22,10 +22,10 @@ from controller.service.config import validate
 from controller.service.main import Service, camera_options, install_stop_signals
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.pty_shoe import PtyShoe
+from tests.shared_profiles import suite_reader
 from vision.decks import synthetic_deck
-from vision.enrol import enrol
 from vision.profile import save_profile
-from vision.synth import shoe_frames, write_samples
+from vision.synth import shoe_frames
 
 from .rig_config import write_config
 
@@ -51,7 +51,7 @@ def write_rig(tmp_path, device, tail_frames: int = 0):
     cards (time for a button pressed on the shoe to arrive before the service stops)."""
     deck = synthetic_deck()
     profile = tmp_path / "profile.npz"
-    save_profile(enrol(write_samples(deck, tmp_path / "samples")), profile)
+    save_profile(suite_reader(deck).profile, profile)  # the suite's cached one
     frames = tmp_path / "frames"
     frames.mkdir()
     rng = np.random.default_rng(7)

@@ -1,11 +1,12 @@
 """Shared fixtures: both deck designs, enrolled once per session (from reading windows for
 the shared deck, as an operator captures them; from whole faces for the synthetic one, as
-`sabot simulate` does)."""
+`sabot simulate` does), once per test run for all the workers (`tests/shared_profiles.py`)."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.shared_profiles import suite_profile, suite_reader
 from vision.decks import load_deck, synthetic_deck
 from vision.enrol import enrol
 from vision.reader import Reader
@@ -34,7 +35,7 @@ def synth_faces(tmp_path_factory, synth_deck):
 
 @pytest.fixture(scope="session")
 def vector_profile(vector_samples):
-    return enrol(vector_samples)
+    return suite_profile("vector-windows", lambda: enrol(vector_samples), vector_samples)
 
 
 @pytest.fixture(scope="session")
@@ -43,8 +44,8 @@ def vector_reader(vector_profile):
 
 
 @pytest.fixture(scope="session")
-def synth_reader(synth_faces):
-    return Reader(enrol(synth_faces))
+def synth_reader(synth_deck):
+    return suite_reader(synth_deck)  # enrolled from its whole faces, as `sabot simulate` does
 
 
 @pytest.fixture(params=["vector", "synth"])

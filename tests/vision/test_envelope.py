@@ -78,3 +78,22 @@ def test_registration_finds_the_index_zone_across_the_envelope():
         errors.append(math.hypot(pose.cx - x / w, pose.cy - y / w))
     assert np.percentile(errors, 90) < 4.0
     assert np.percentile(errors, 98) < 8.0
+
+
+def test_a_court_card_is_found_at_its_index_not_at_the_big_pip_beside_it(vector_profile,
+                                                                        vector_deck):
+    """The vector design's court cards print a big suit pip in their frame, beside the index:
+    it matched a template better than the index in two QD views of five (one was then read
+    as QH). The index is at the card's left edge and the card moves only up and down the
+    window (`register.INDEX_X`): every view is found at its index."""
+    registration = Registration(vector_profile.templates)
+    rng = np.random.default_rng(5)
+    errors = []
+    for code in ("QD", "QH", "JH", "KD") * 15:
+        p = random_perturbation(rng)
+        window = render_window(vector_deck, code, p, rng=rng)
+        pose = registration.locate(prepare(window).ink)
+        geometry = np.diag([128 / p.size[0], 200 / p.size[1], 1]) @ view_matrix(p, 0.0)
+        x, y, w = geometry @ np.array([ZONE[0] + ZONE[2] / 2, ZONE[1] + ZONE[3] / 2, 1.0])
+        errors.append((code, round(math.hypot(pose.cx - x / w, pose.cy - y / w))))
+    assert [(code, error) for code, error in errors if error > 20] == []
