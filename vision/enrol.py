@@ -334,6 +334,7 @@ class Enrolment:
     notes: list[str] = field(default_factory=list)
     held_out: list[HeldOut] = field(default_factory=list)
     nominal: dict[str, np.ndarray] = field(default_factory=dict)
+    gate_share: float = 0.0  # of the held-back empty windows, those the gate lets through
 
 
 def enrol(samples_dir: str | Path, notes: list[str] | None = None, **options) -> Profile:
@@ -410,7 +411,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
                      "shoe's interior?): such views are read as unknown, and the table halts "
                      "rather than guess; a cut card of another colour avoids it")
     accept = _calibrate(held_out, notes, pairs, classes)
-    gate = _learn_gate(learned, held_out)
+    gate, gate_share = _learn_gate(learned, held_out)
     counter.finish()
     card = accept["pair"]  # the card stage's figures, with the pairs' rescues
     profile = Profile(
@@ -424,13 +425,14 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
         separation=card.separation, gate_mean=gate.mean, gate_whiten=gate.whiten,
         gate_others=gate.others, gate_reach=gate.reach, gate_clearance=gate.clearance,
     )
-    return Enrolment(profile, notes, held_out, nominal)
+    return Enrolment(profile, notes, held_out, nominal, gate_share)
 
 
-def _learn_gate(learned: list[_View], held_out: list[HeldOut]) -> EmptyGate:
+def _learn_gate(learned: list[_View], held_out: list[HeldOut]) -> tuple[EmptyGate, float]:
     """The empty-window gate (`vision.gate`) of the learned empty windows, kept away from
     every other view enrolment rendered, learned or held back, but for those the reader may
-    read as empty at no cost (a blank face, a card sliding past: nothing to read there)."""
+    read as empty at no cost (a blank face, a card sliding past: nothing to read there); and
+    the share of the held-back empty windows it lets through."""
     def vectors(windows: list[np.ndarray]) -> np.ndarray:
         return np.array([gate_vector(thumbnail(to_window(w))) for w in windows]).reshape(-1, 6)
 
@@ -438,7 +440,9 @@ def _learn_gate(learned: list[_View], held_out: list[HeldOut]) -> EmptyGate:
     others = vectors([v.window for v in learned if v.truth not in ("empty", "blank")])
     held = vectors([h.window for h in held_out
                     if h.truth not in ("empty", "blank") and not h.sliding])
-    return learn_gate(empty, others, held)
+    gate = learn_gate(empty, others, held)
+    held_empty = vectors([h.window for h in held_out if h.truth == "empty"])
+    return gate, float(gate.passing(held_empty).mean()) if len(held_empty) else 0.0
 
 
 class _Counter:

@@ -125,6 +125,13 @@ def _enrol(args, samples_dir: str) -> int:
           f"confidence (similarity >= {least_score:.2f}, lead >= {least_margin:.2f}); "
           f"{p.held_wrong} read wrong before the thresholds, none after; "
           f"margin found {p.separation:+.2f}", file=sys.stderr)
+    if p.gate_reach > 0:
+        print(f"empty window told at a glance of its colour: {result.gate_share:.0%} of the "
+              "held-back ones (the others are read in full)", file=sys.stderr)
+    else:
+        print("empty window told at a glance of its colour: never (something else looks like "
+              "the empty shoe, or no empty window was learned): every window is read in "
+              "full", file=sys.stderr)
     if args.sheet:
         from vision.sheet import write_sheet  # noqa: PLC0415 - only when asked for
 

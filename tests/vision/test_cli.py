@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import cv2
@@ -112,6 +113,9 @@ def test_enroll_from_whole_faces_draws_a_sheet_and_reports_the_calibration(
     err = capsys.readouterr().err
     assert "enrolled 52 cards and back, cut, empty" in err
     assert "held-back views:" in err and "margin found" in err
+    # The empty-window gate says what it does: a share of the empty windows, or none.
+    assert re.search(r"empty window told at a glance of its colour: (\d+% of the held-back "
+                     r"ones|never)", err)
     picture = cv2.imread(str(sheet))
     assert picture is not None and picture.shape[1] == 13 * 64
 
