@@ -126,8 +126,9 @@ def _enrol(args, samples_dir: str) -> int:
           f"{p.held_wrong} read wrong before the thresholds, none after; "
           f"margin found {p.separation:+.2f}", file=sys.stderr)
     if p.gate_reach > 0:
+        rest = "" if result.gate_share >= 0.995 else " (the others are read in full)"
         print(f"empty window told at a glance of its colour: {result.gate_share:.0%} of the "
-              "held-back ones (the others are read in full)", file=sys.stderr)
+              f"held-back ones{rest}", file=sys.stderr)
     else:
         print("empty window told at a glance of its colour: never (something else looks like "
               "the empty shoe, or no empty window was learned): every window is read in "
