@@ -56,5 +56,7 @@ def suite_profile(name: str, make: Callable[[], Profile], samples: Path) -> Prof
         if path.exists():
             return load_profile(path)
         profile = make()
-        save_profile(profile, path)
+        partial = path.with_suffix(f".{os.getpid()}.tmp")
+        save_profile(profile, partial)
+        os.replace(partial, path)  # whole or not at all: a worker killed mid-write leaves none
         return profile

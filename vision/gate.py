@@ -34,6 +34,12 @@ ROOM, MIN_CLEARANCE = 1.5, 1.0
 # has none, and a camera's noise is never less.
 NOISE = 1.0
 MIN_EMPTY = 24  # fewer learned empty windows than this teach no gate: it stays shut
+# What a learned gate can be (a profile outside these is refused as damaged): the whitening's
+# singular values (at most 1/sqrt(NOISE): the noise is in the covariance; at least that of a
+# spread of 1,000 grey levels), and the reach (the empty windows, whitened, lie within a few
+# spreads of their mean).
+WHITENING = (1e-3, 1.0 / np.sqrt(NOISE) + 1e-6)
+MAX_REACH = 50.0
 
 
 def gate_vector(small: np.ndarray) -> np.ndarray:

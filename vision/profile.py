@@ -41,7 +41,7 @@ import numpy as np
 
 from vision.cards import split_code
 from vision.errors import ProfileError
-from vision.gate import SHUT, EmptyGate
+from vision.gate import MAX_REACH, MIN_CLEARANCE, SHUT, WHITENING, EmptyGate
 
 PROFILE_VERSION = 6
 STAGES = ("glance:empty", "glance:back", "glance:passing",
@@ -188,10 +188,15 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
                  or arrays["gate_others"].shape[1:] != (6,)):
         raise ProfileError(f"{file}: the empty-window gate (gate_mean, gate_whiten, "
                            "gate_others) is not of six numbers")
-    # A whitening that squeezes some direction flat, or a clearance under zero, would let
-    # windows through the gate as the empty shoe that are not: cards missed.
+    # A whitening that squeezes some direction flat, a reach far past any the empty windows
+    # give or a clearance below the least enrolment sets would let windows through the gate
+    # as the empty shoe that are not: cards missed. A learned whitening stretches no
+    # direction (the camera's noise is in the covariance) and squeezes none below a spread
+    # of a thousand grey levels.
     if gate and scalars["gate_reach"] > 0 and (
-            scalars["gate_clearance"] < 0
-            or np.linalg.svd(arrays["gate_whiten"], compute_uv=False).min() <= 1e-9):
-        raise ProfileError(f"{file}: the empty-window gate's gate_whiten or gate_clearance "
-                           "is not usable")
+            scalars["gate_clearance"] < MIN_CLEARANCE or scalars["gate_reach"] > MAX_REACH
+            or not WHITENING[0] <= np.linalg.svd(arrays["gate_whiten"],
+                                                 compute_uv=False).min()
+            or np.linalg.svd(arrays["gate_whiten"], compute_uv=False).max() > WHITENING[1]):
+        raise ProfileError(f"{file}: the empty-window gate (gate_whiten, gate_reach, "
+                           "gate_clearance) is not one enrolment could have learned")

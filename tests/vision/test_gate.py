@@ -131,8 +131,12 @@ def test_a_profile_round_trips_its_gate(tmp_path, vector_profile):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda p: {"gate_whiten": p.gate_whiten * 0}, "gate_whiten or gate_clearance is not"),
-    (lambda p: {"gate_clearance": -1.0}, "gate_whiten or gate_clearance is not usable"),
+    (lambda p: {"gate_whiten": p.gate_whiten * 0}, "not one enrolment could have learned"),
+    (lambda p: {"gate_whiten": p.gate_whiten * 1e-6}, "not one enrolment could have learned"),
+    (lambda p: {"gate_whiten": p.gate_whiten * 1e3}, "not one enrolment could have learned"),
+    (lambda p: {"gate_reach": 1e6}, "not one enrolment could have learned"),
+    (lambda p: {"gate_clearance": -1.0}, "not one enrolment could have learned"),
+    (lambda p: {"gate_clearance": 0.5}, "not one enrolment could have learned"),
     (lambda p: {"gate_reach": float("nan")}, "gate_reach is not a finite number"),
     (lambda p: {"gate_others": p.gate_others[:, :3]}, "gate .* is not of six numbers"),
     (lambda p: {"gate_mean": p.gate_mean * np.inf}, "gate_mean holds values that are not"),
