@@ -441,8 +441,9 @@ def _learn_gate(learned: list[_View], held_out: list[HeldOut]) -> tuple[EmptyGat
     held = vectors([h.window for h in held_out
                     if h.truth not in ("empty", "blank") and not h.sliding])
     gate = learn_gate(empty, others, held)
-    held_empty = vectors([h.window for h in held_out if h.truth == "empty"])
-    return gate, float(gate.passing(held_empty).mean()) if len(held_empty) else 0.0
+    passed = [gate.passes(thumbnail(to_window(h.window))) for h in held_out
+              if h.truth == "empty"]
+    return gate, float(np.mean(passed)) if passed else 0.0
 
 
 class _Counter:

@@ -14,7 +14,9 @@ learned one, with room to spare, so a dark cut card or a back close to the inter
 colour does not pass where it was ever seen, while the empty windows far from any of them
 do. A window that does not pass is read in full, as before: the gate only ever answers
 "empty" or "read it in full", so it makes reading faster, never different where it was
-measured.
+measured. Nor does a window with a stroke or an edge in it pass (`plain`): the six numbers
+follow the light, and to them a card far darker than the envelope goes looked like the
+empty shoe.
 """
 
 from __future__ import annotations
@@ -65,8 +67,9 @@ class EmptyGate:
         return (np.asarray(vectors, np.float64).reshape(-1, 6) - self.mean) @ self.whiten
 
     def passes(self, small: np.ndarray) -> bool:
-        """Whether the thumbnail `small` is plainly the empty shoe."""
-        if self.reach <= 0:
+        """Whether the thumbnail `small` is plainly the empty shoe: `plain`, and its six
+        numbers within the reach and clear of everything else."""
+        if self.reach <= 0 or not plain(small):
             return False
         z = (gate_vector(small) - self.mean) @ self.whiten
         if float(z @ z) > self.reach * self.reach:
@@ -78,7 +81,8 @@ class EmptyGate:
             self.clearance * self.clearance)
 
     def passing(self, vectors: np.ndarray) -> np.ndarray:
-        """`passes` for many gate vectors at once (enrolment, the tests)."""
+        """The six numbers' part of `passes` (all but `plain`), for many gate vectors at
+        once (the tests)."""
         z = self.whitened(vectors)
         inside = (z * z).sum(axis=1) <= self.reach * self.reach
         if self.reach <= 0:
@@ -86,6 +90,24 @@ class EmptyGate:
         if not len(self.others):
             return inside
         return inside & (_nearest(z, self.others) >= self.clearance)
+
+
+# A thumbnail pixel this much darker than the brightest near it (within two thumbnail
+# pixels) is a stroke of ink or a card's edge against the surround, not the shoe's interior,
+# whose noise and gradients stay well above it; more than PLAIN_SHARE of them and the window
+# is not plainly empty. The ratio does not care how bright the light is: a card at a fifth
+# of its brightness (a lamp gone), which the six numbers alone let through as the empty
+# shoe, shows its index and edges all the same.
+DARKER, PLAIN_SHARE = 0.5, 0.02
+_NEAR = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
+
+
+def plain(small: np.ndarray) -> bool:
+    """Whether a BGR thumbnail shows no stroke or edge (see DARKER)."""
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    near = cv2.dilate(gray, _NEAR).astype(np.float32)
+    dark = cv2.compare(gray.astype(np.float32), DARKER * near - 1.0, cv2.CMP_LT)
+    return cv2.countNonZero(dark) <= PLAIN_SHARE * gray.size
 
 
 SHUT = EmptyGate(np.zeros(6), np.zeros((6, 6)), 0.0, 0.0, np.zeros((0, 6)))

@@ -16,11 +16,11 @@ from vision.decks import draw_cut
 from vision.enrol import enrolment
 from vision.errors import ProfileError
 from vision.features import thumbnail
-from vision.gate import MIN_CLEARANCE, SHUT, gate_vector, learn_gate
+from vision.gate import MIN_CLEARANCE, SHUT, gate_vector, learn_gate, plain
 from vision.geometry import to_window
 from vision.profile import load_profile, save_profile
 from vision.reader import Reader
-from vision.synth import EMPTY, random_perturbation, render_window, write_samples
+from vision.synth import EMPTY, Perturbation, random_perturbation, render_window, write_samples
 
 
 def _vectors(windows) -> np.ndarray:
@@ -154,3 +154,28 @@ def test_a_profile_with_part_of_the_gate_is_refused(tmp_path, vector_profile):
     np.savez(path.open("wb"), **arrays)
     with pytest.raises(ProfileError, match="the empty-window gate lacks gate_others"):
         load_profile(path)
+
+
+@pytest.mark.parametrize("gain", [0.2, 0.3])
+def test_a_card_far_darker_than_the_envelope_does_not_pass_the_gate(vector_deck,
+                                                                   vector_reader, gain):
+    """A lamp gone: the card at a fifth or a third of its brightness. Its six numbers lie
+    among the empty windows', but its index and edges are there all the same (`plain`);
+    the gate used to let it through as the empty shoe (found in review: AS, KD)."""
+    gate = vector_reader.profile.gate
+    rng = np.random.default_rng(13)
+    for code in ("AS", "KD", "QH", "7C", "10D", "CUT"):
+        window = render_window(vector_deck, code, Perturbation(gain=gain), rng=rng)
+        assert not gate.passes(thumbnail(to_window(window))), code
+
+
+def test_an_empty_window_is_plain_and_a_card_nearly_never(vector_deck):
+    rng = np.random.default_rng(14)
+    empties = [render_window(vector_deck, EMPTY, random_perturbation(rng), rng=rng)
+               for _ in range(100)]
+    assert np.mean([plain(thumbnail(to_window(w))) for w in empties]) >= 0.97
+    cards = [render_window(vector_deck, code, random_perturbation(rng), rng=rng)
+             for code in ALL_CARDS]
+    # Nearly every card shows a stroke or an edge (a washed-out one may not: the six numbers
+    # keep that one out, far from the empty windows).
+    assert sum(plain(thumbnail(to_window(w))) for w in cards) <= 2
