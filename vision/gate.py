@@ -67,28 +67,18 @@ class EmptyGate:
         return (np.asarray(vectors, np.float64).reshape(-1, 6) - self.mean) @ self.whiten
 
     def passes(self, small: np.ndarray) -> bool:
-        """Whether the thumbnail `small` is plainly the empty shoe: `plain`, and its six
-        numbers within the reach and clear of everything else."""
-        if self.reach <= 0:
-            return False
-        z = (gate_vector(small) - self.mean) @ self.whiten
-        if float(z @ z) > self.reach * self.reach:
-            return False  # most windows with a card: `plain` is not asked for them
-        if len(self.others):
-            offsets = self.others - z
-            if float(np.einsum("ij,ij->i", offsets, offsets).min()) < (
-                    self.clearance * self.clearance):
-                return False
-        return plain(small)
+        """Whether the thumbnail `small` is plainly the empty shoe: its six numbers within
+        the reach and clear of everything else, and `plain` (asked last: a window with a
+        card is out of reach already)."""
+        return bool(self.passing(gate_vector(small))[0]) and plain(small)
 
     def passing(self, vectors: np.ndarray) -> np.ndarray:
-        """The six numbers' part of `passes` (all but `plain`), for many gate vectors at
-        once (the tests)."""
+        """The six numbers' part of `passes` (all but `plain`), for gate vectors (N, 6)."""
         z = self.whitened(vectors)
-        inside = (z * z).sum(axis=1) <= self.reach * self.reach
         if self.reach <= 0:
             return np.zeros(len(z), bool)
-        if not len(self.others):
+        inside = (z * z).sum(axis=1) <= self.reach * self.reach
+        if not len(self.others) or not inside.any():
             return inside
         return inside & (_nearest(z, self.others) >= self.clearance)
 

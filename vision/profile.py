@@ -73,7 +73,7 @@ class Profile:
     held_accepted: float = 0.0
     held_wrong: int = 0
     separation: float = 0.0
-    # The empty-window gate (`vision.gate`); a profile enrolled before it has none (limit 0:
+    # The empty-window gate (`vision.gate`); a profile enrolled before it has none (reach 0:
     # every window is read in full, as then).
     gate_mean: np.ndarray = field(default_factory=lambda: SHUT.mean)
     gate_whiten: np.ndarray = field(default_factory=lambda: SHUT.whiten)
@@ -193,10 +193,9 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
     # as the empty shoe that are not: cards missed. A learned whitening stretches no
     # direction (the camera's noise is in the covariance) and squeezes none below a spread
     # of a thousand grey levels.
+    stretches = np.linalg.svd(arrays["gate_whiten"], compute_uv=False) if gate else None
     if gate and scalars["gate_reach"] > 0 and (
             scalars["gate_clearance"] < MIN_CLEARANCE or scalars["gate_reach"] > MAX_REACH
-            or not WHITENING[0] <= np.linalg.svd(arrays["gate_whiten"],
-                                                 compute_uv=False).min()
-            or np.linalg.svd(arrays["gate_whiten"], compute_uv=False).max() > WHITENING[1]):
+            or stretches.min() < WHITENING[0] or stretches.max() > WHITENING[1]):
         raise ProfileError(f"{file}: the empty-window gate (gate_whiten, gate_reach, "
                            "gate_clearance) is not one enrolment could have learned")
