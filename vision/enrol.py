@@ -26,7 +26,7 @@ from contract import JOKER
 from vision.cards import ALL_CARDS
 from vision.decks import foreign_deck
 from vision.errors import EnrolmentError
-from vision.features import card_region, thumbnail
+from vision.features import card_above_window, card_region, thumbnail
 from vision.fit import fit_warnings
 from vision.gate import EmptyGate, gate_vector, learn_gate
 from vision.geometry import WINDOW_H, WINDOW_W, to_window
@@ -87,6 +87,7 @@ class HeldOut:
     pose_score: float  # how well the index zone was found
     likeness: float  # how much the zone looks like the card read (`model.likeness_vector`)
     no_ink: bool  # `model.blank_of_ink`
+    card_above: bool  # `features.card_above_window`: a passing card at a glance may be trusted
     embedded: np.ndarray  # in the card model's space, and every class's score there
     scores: np.ndarray
 
@@ -135,7 +136,8 @@ def _read(view: _View, card_model: Model, kind_model: Model, likeness: np.ndarra
     number = card_model.classes.index(card)
     alike = float(likeness[number] @ view.likeness) if number < len(likeness) else 0.0
     return HeldOut(view.truth, view.window, kind, kind_score, kind_margin, card, card_score,
-                   card_margin, view.pose_score, alike, view.no_ink, embedded, scores)
+                   card_margin, view.pose_score, alike, view.no_ink,
+                   card_above_window(thumbnail(to_window(view.window))), embedded, scores)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
@@ -237,11 +239,12 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
                                    lambda h: h.truth == "back", count("back"))
     # A card's body passing, its index out of view, at a glance: most frames of a passage.
     # Nothing that must be read (a card in place, a back, the cut card) may be taken for it;
-    # a card sliding past may, it is unreadable there anyway.
+    # a card sliding past may, it is unreadable there anyway. The reader trusts the glance
+    # only with the card's top edge above the window (`card_above`); the rest is read in full.
     accept["glance:passing"] = glance(
-        rest, "passing", lambda h: not h.sliding and h.truth not in ("blank", JOKER),
-        lambda h: h.sliding, 0)
-    rest = left(rest, "passing", accept["glance:passing"])
+        [h for h in rest if h.card_above], "passing",
+        lambda h: not h.sliding and h.truth not in ("blank", JOKER), lambda h: h.sliding, 0)
+    rest = left(rest, "passing", accept["glance:passing"], lambda h: h.card_above)
     # Backs, cut cards, empty windows as the one model reads them, each kind on its own:
     # none held back of another kind may be read as it.
     harmless = {"travel": ("empty",), "blank": ("empty",)}
@@ -265,9 +268,20 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
     right = [h for h in cards if h.card == h.truth]
     pose_floor = POSE_SHARE * float(np.percentile([h.pose_score for h in right], 1))
     like_floor = LIKENESS_SHARE * float(np.percentile([h.likeness for h in right], 1))
+    # Each card's own floor, never above the design's: a card whose own views vary (the
+    # vector design's QD and JH print their frame's art beside the index: 0.27 and 0.52 to
+    # their mean, against a floor of 0.65 from all the cards) is held to what its own views
+    # reach. The card stage below is calibrated with these floors, so a held-back view they
+    # let through read wrong still sets its thresholds.
+    codes = [c for c in classes if c in ALL_CARDS]
+    own = {code: [h.likeness for h in right if h.truth == code] for code in codes}
+    like_floors = np.array([min(like_floor, LIKENESS_SHARE * min(own[code], default=like_floor
+                                                                  / LIKENESS_SHARE))
+                            for code in codes], np.float32)
+    floor_of = dict(zip(codes, like_floors, strict=True))
 
     def gated(h: HeldOut) -> bool:
-        return h.pose_score >= pose_floor and h.likeness >= like_floor
+        return h.pose_score >= pose_floor and h.likeness >= floor_of.get(h.card, like_floor)
 
     passed = {id(h) for h in rest}
     accept["card"] = _thresholds(
@@ -282,7 +296,7 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
         between=False)
     accept["pair"] = _pair_acceptance(rest, right, passed, gated, accept["card"], card_pairs,
                                       classes)
-    accept.update(pose_floor=pose_floor, likeness_floor=like_floor)
+    accept.update(pose_floor=pose_floor, likeness_floor=like_floor, likeness_floors=like_floors)
     return accept
 
 
@@ -318,7 +332,7 @@ def _surface_read(h: HeldOut, accept: dict) -> str:
                                                                         h.kind_margin):
         if h.kind == "empty" and h.no_ink:
             return h.kind
-        if h.kind == "passing":
+        if h.kind == "passing" and h.card_above:
             return "other"
     stage = f"model:{h.card}"
     if stage in accept and accept[stage].accepts(h.card_score, h.card_margin):
@@ -419,7 +433,8 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
         **_model_arrays("card", card_model), **_model_arrays("kind", kind_model),
         thresholds={stage: (accept[stage].score, accept[stage].margin) for stage in STAGES},
         pose_floor=accept["pose_floor"], likeness=likeness,
-        likeness_floor=accept["likeness_floor"], pair_index=pairs.index,
+        likeness_floor=accept["likeness_floor"], likeness_floors=accept["likeness_floors"],
+        pair_index=pairs.index,
         pair_directions=pairs.directions, pair_middles=pairs.middles, pair_halves=pairs.halves,
         held_views=card.views, held_accepted=card.accepted, held_wrong=card.wrong,
         separation=card.separation, gate_mean=gate.mean, gate_whiten=gate.whiten,

@@ -149,3 +149,20 @@ def ink_colour(window: np.ndarray, ink_mask: np.ndarray, paper_mask: np.ndarray)
     ib, ig, ir, _ = cv2.mean(window, ink_mask)
     pb, pg, pr, _ = cv2.mean(window, paper_mask)
     return ir / (pr + 1.0) - max(ig / (pg + 1.0), ib / (pb + 1.0))
+
+
+# A card in place shows the shoe's surround above its top edge, across the window's top row;
+# a card's body passing shows paper there somewhere (its picture or a pip may cover the rest).
+PAPER_AT_TOP = 0.1  # share of the thumbnail's top row, right half, that must be paper
+PAPER_FLOOR = 45  # grey level: darker is never paper, however dim the frame
+
+
+def card_above_window(small: np.ndarray) -> bool:
+    """Whether the card reaches above the window (`small`: its `thumbnail`): some of the top
+    row of its right half, where no index is printed, is paper (brighter than half the
+    thumbnail's brightest). A card's index is printed just below its top edge, so a card
+    whose edge is in view, the surround above it, has not passed its index out of view."""
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    level = max(PAPER_FLOOR, 0.5 * float(gray.max()))
+    top = gray[0, gray.shape[1] // 2 :]
+    return float(np.mean(top > level)) >= PAPER_AT_TOP

@@ -18,6 +18,9 @@ Stored as one NumPy .npz archive (no pickles) holding:
   pose_floor       float: a card is read only where its index zone matched at least this well
   likeness         (52, 1008) float32 each card's mean zone ink (`model.likeness_vector`)
   likeness_floor   float: ... and only when the zone looks at least this much like that card
+  likeness_floors  (52,) float32, optional: the same per card, at most likeness_floor (lower for
+                   a card whose own views vary, as a court card's art beside its index);
+                   absent from a profile enrolled before it (likeness_floor for every card)
   pair_index (P, 2) int32, pair_directions (P, d) float32, pair_middles (P,) float32,
   pair_halves (P,) float32: for a card and each of the cards nearest it, the direction in
                    the card model's projected space that tells the two apart (`model.Pairs`);
@@ -80,6 +83,14 @@ class Profile:
     gate_others: np.ndarray = field(default_factory=lambda: SHUT.others)
     gate_reach: float = 0.0
     gate_clearance: float = 0.0
+    likeness_floors: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+
+    @property
+    def card_likeness_floors(self) -> np.ndarray:
+        """Each card's likeness floor (`likeness_floors`, or `likeness_floor` for all)."""
+        if len(self.likeness_floors):
+            return self.likeness_floors
+        return np.full(len(self.likeness), self.likeness_floor, np.float32)
 
     @property
     def gate(self) -> EmptyGate:
@@ -95,11 +106,12 @@ _SCALARS = {"pose_floor": float, "likeness_floor": float, "held_views": int,
             "held_accepted": float, "held_wrong": int, "separation": float,
             "gate_reach": float, "gate_clearance": float}
 # Added to version 6 after it was first written: a profile without them loads, gate shut.
-_OPTIONAL = {"gate_mean", "gate_whiten", "gate_others", "gate_reach", "gate_clearance"}
+_GATE = {"gate_mean", "gate_whiten", "gate_others", "gate_reach", "gate_clearance"}
+_OPTIONAL = _GATE | {"likeness_floors"}
 _ARRAYS = [f.name for f in fields(Profile) if f.name not in _SCALARS and f.name != "thresholds"]
 _SHAPES = {"templates": 3, "likeness": 2, "pair_index": 2, "pair_directions": 2,
            "pair_middles": 1, "pair_halves": 1, "gate_mean": 1, "gate_whiten": 2,
-           "gate_others": 2} | {
+           "gate_others": 2, "likeness_floors": 1} | {
     f"{model}_{name}": dims for model in ("card", "kind")
     for name, dims in (("mean", 1), ("projection", 2), ("views", 2), ("labels", 1),
                        ("classes", 1))}
@@ -170,6 +182,11 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
     codes = sum(split_code(str(c)) is not None for c in arrays["card_classes"])
     if len(arrays["likeness"]) != codes:
         raise ProfileError(f"{file}: likeness does not have one row per card")
+    floors = arrays.get("likeness_floors")
+    if floors is not None and (len(floors) != codes or np.any(floors < -1)
+                               or np.any(floors > scalars["likeness_floor"] + 1e-6)):
+        raise ProfileError(f"{file}: likeness_floors is not one floor per card between -1 "
+                           "and likeness_floor")
     pairs, directions = arrays["pair_index"], arrays["pair_directions"]
     if (pairs.shape[1:] != (2,) or len(directions) != len(pairs)
             or directions.shape[1] != arrays["card_views"].shape[1]
@@ -180,10 +197,10 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
                  "gate_clearance"):
         if name in scalars and not np.isfinite(scalars[name]):
             raise ProfileError(f"{file}: {name} is not a finite number")
-    gate = _OPTIONAL & (arrays.keys() | scalars.keys())
-    if gate and gate != _OPTIONAL:
+    gate = _GATE & (arrays.keys() | scalars.keys())
+    if gate and gate != _GATE:
         raise ProfileError(f"{file}: the empty-window gate lacks "
-                           f"{', '.join(sorted(_OPTIONAL - gate))}")
+                           f"{', '.join(sorted(_GATE - gate))}")
     if gate and (arrays["gate_mean"].shape != (6,) or arrays["gate_whiten"].shape != (6, 6)
                  or arrays["gate_others"].shape[1:] != (6,)):
         raise ProfileError(f"{file}: the empty-window gate (gate_mean, gate_whiten, "

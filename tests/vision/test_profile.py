@@ -33,6 +33,11 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     (lambda p: {"pair_directions": p.pair_directions[:, :3]},
      "pairs of cards do not fit the card model"),
     (lambda p: {"pair_halves": p.pair_halves * np.nan}, "pair_halves holds values that are not"),
+    (lambda p: {"likeness_floors": p.likeness_floors[:51]}, "not one floor per card"),
+    (lambda p: {"likeness_floors": p.likeness_floors + 0.5}, "not one floor per card"),
+    (lambda p: {"likeness_floors": p.likeness_floors - 3}, "not one floor per card"),
+    (lambda p: {"likeness_floors": p.likeness_floors * np.nan},
+     "likeness_floors holds values that are not"),
 ])
 def test_a_damaged_profile_is_refused(tmp_path, vector_profile, change, message):
     damaged = dataclasses.replace(vector_profile, **change(vector_profile))
@@ -67,3 +72,35 @@ def test_a_profile_without_the_thresholds_of_every_stage_is_refused(tmp_path, ve
     path = _saved_with(vector_profile, tmp_path / "p.npz", drop_last_stage)
     with pytest.raises(ProfileError, match="thresholds are not those of the stages"):
         load_profile(path)
+
+
+def test_each_card_has_a_likeness_floor_never_above_the_design_s(tmp_path, vector_profile):
+    floors = load_profile(save_profile(vector_profile, tmp_path / "p.npz")).likeness_floors
+    assert floors.shape == (52,)
+    assert np.all(floors <= vector_profile.likeness_floor + 1e-6)
+    assert np.array_equal(floors, vector_profile.card_likeness_floors)
+
+
+def test_a_profile_enrolled_before_the_per_card_floors_holds_every_card_to_the_design_s(
+        tmp_path, vector_profile):
+    path = _saved_with(vector_profile, tmp_path / "older.npz",
+                       lambda arrays: arrays.pop("likeness_floors"))
+    older = load_profile(path)
+    assert len(older.likeness_floors) == 0
+    assert np.all(older.card_likeness_floors == np.float32(vector_profile.likeness_floor))
+
+
+def test_the_reader_holds_each_card_to_its_own_likeness_floor(vector_profile, vector_deck):
+    """A card whose own views vary (a court card's art beside its index) has a floor of its
+    own: the vector design's JH was refused at 0.52-0.58 against the design's 0.65."""
+    from vision.reader import Reader
+    from vision.synth import render_window
+
+    floors = np.full(52, vector_profile.likeness_floor, np.float32)
+    codes = [str(c) for c in vector_profile.card_classes[:52]]
+    floors[codes.index("QH")] = 1.01  # nothing looks that much like it
+    floors[codes.index("JH")] = -1.0
+    reader = Reader(dataclasses.replace(vector_profile, likeness_floors=floors))
+    assert reader.read(render_window(vector_deck, "JH")).card == "JH"
+    refused = reader.read(render_window(vector_deck, "QH"))
+    assert refused.kind == "unknown" and "(needs 1.01)" in refused.reason
