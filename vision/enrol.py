@@ -68,6 +68,7 @@ MIN_LEAD, SAFETY_LEAD = 0.3, 0.2
 # share of the low percentile of the cards' views (a blank window matches nowhere well).
 POSE_SHARE = 0.8
 LIKENESS_SHARE = 0.8  # the same for how much the zone looks like the card read
+LIKENESS_LEAST = 0.5  # a card's own likeness floor is at least this share of the design's
 
 Progress = Callable[[int, int], None]  # (done, total)
 
@@ -239,11 +240,12 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
                                    lambda h: h.truth == "back", count("back"))
     # A card's body passing, its index out of view, at a glance: most frames of a passage.
     # Nothing that must be read (a card in place, a back, the cut card) may be taken for it;
-    # a card sliding past may, it is unreadable there anyway. The reader trusts the glance
-    # only with the card's top edge above the window (`card_above`); the rest is read in full.
+    # a card sliding past may, it is unreadable there anyway. Calibrated on every view, but
+    # the reader trusts the glance only with the card reaching above the window
+    # (`card_above`): the rest is read in full, and calibrates the stages after it.
     accept["glance:passing"] = glance(
-        [h for h in rest if h.card_above], "passing",
-        lambda h: not h.sliding and h.truth not in ("blank", JOKER), lambda h: h.sliding, 0)
+        rest, "passing", lambda h: not h.sliding and h.truth not in ("blank", JOKER),
+        lambda h: h.sliding, 0)
     rest = left(rest, "passing", accept["glance:passing"], lambda h: h.card_above)
     # Backs, cut cards, empty windows as the one model reads them, each kind on its own:
     # none held back of another kind may be read as it.
@@ -268,22 +270,26 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
     right = [h for h in cards if h.card == h.truth]
     pose_floor = POSE_SHARE * float(np.percentile([h.pose_score for h in right], 1))
     like_floor = LIKENESS_SHARE * float(np.percentile([h.likeness for h in right], 1))
-    # Each card's own floor, never above the design's: a card whose own views vary (the
-    # vector design's QD and JH print their frame's art beside the index: 0.27 and 0.52 to
-    # their mean, against a floor of 0.65 from all the cards) is held to what its own views
-    # reach. The card stage below is calibrated with these floors, so a held-back view they
-    # let through read wrong still sets its thresholds.
+    passed = {id(h) for h in rest}
+    # Each card's own floor, between half the design's and the design's: a card whose own
+    # views vary (the vector design's JH prints its frame's art beside the index: 0.52 to its
+    # mean, against a floor of 0.65 from all the cards) is held to what its own views reach,
+    # those the card stage could accept (found well enough, as similar as any card must be,
+    # not told as something else before it). The card stage below is calibrated with these
+    # floors, so a held-back view they let through read wrong still sets its thresholds.
     codes = [c for c in classes if c in ALL_CARDS]
-    own = {code: [h.likeness for h in right if h.truth == code] for code in codes}
-    like_floors = np.array([min(like_floor, LIKENESS_SHARE * min(own[code], default=like_floor
-                                                                  / LIKENESS_SHARE))
-                            for code in codes], np.float32)
-    floor_of = dict(zip(codes, like_floors, strict=True))
+    own = {code: [h.likeness for h in right if h.truth == code and id(h) in passed
+                  and h.pose_score >= pose_floor and h.card_score >= MIN_SCORE["card"]]
+           for code in codes}
+    like_floors = np.array([
+        min(like_floor, max(LIKENESS_LEAST * like_floor,
+                            LIKENESS_SHARE * min(own[code], default=like_floor / LIKENESS_SHARE)))
+        for code in codes], np.float32)  # as the profile keeps them: the reader's values
+    floor_of = {code: float(floor) for code, floor in zip(codes, like_floors, strict=True)}
 
     def gated(h: HeldOut) -> bool:
         return h.pose_score >= pose_floor and h.likeness >= floor_of.get(h.card, like_floor)
 
-    passed = {id(h) for h in rest}
     accept["card"] = _thresholds(
         pairs([h for h in rest if h.card in ALL_CARDS and h.card != h.truth_card and gated(h)],
               card=True),

@@ -89,8 +89,8 @@ class Profile:
     def card_likeness_floors(self) -> np.ndarray:
         """Each card's likeness floor (`likeness_floors`, or `likeness_floor` for all)."""
         if len(self.likeness_floors):
-            return self.likeness_floors
-        return np.full(len(self.likeness), self.likeness_floor, np.float32)
+            return self.likeness_floors.astype(np.float64)
+        return np.full(len(self.likeness), self.likeness_floor, np.float64)
 
     @property
     def gate(self) -> EmptyGate:
@@ -124,7 +124,9 @@ def save_profile(profile: Profile, path: str | Path) -> Path:
             file,
             version=np.int32(PROFILE_VERSION),
             **{name: np.asarray(getattr(profile, name)) for name in _SCALARS},
-            **{name: getattr(profile, name) for name in _ARRAYS},
+            # Per-card floors left empty (a profile loaded without them) stay absent.
+            **{name: getattr(profile, name) for name in _ARRAYS
+               if name != "likeness_floors" or len(profile.likeness_floors)},
             stages=np.array(STAGES),
             thresholds=np.array([profile.thresholds[stage] for stage in STAGES], np.float64),
         )

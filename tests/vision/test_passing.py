@@ -17,21 +17,22 @@ def above(window) -> bool:
     return card_above_window(thumbnail(to_window(window)))
 
 
-def test_a_card_in_place_shows_its_top_edge_and_most_passing_bodies_do_not(design):
-    """In place, the shoe's surround is seen above the card's top edge; its body passing,
-    paper fills the window's top rows (most of the time: a court card's picture or a big pip
-    across them only costs a full read). At the envelope's far end (scale 1.25 with the card
-    shifted up) the edge itself may leave the window: the glance's word is then taken, as
-    it was before there was this check."""
+def test_a_card_in_place_mostly_shows_its_top_edge_and_a_passing_body_does_not(design):
+    """In place, the shoe's dark surround is seen above the card's top edge; its body
+    passing, paper reaches the window's top row. Not always: a card in place seen large
+    and shifted up (a quarter of the whole envelope, mostly above scale 1.1), or over a
+    lit lip, shows paper there too, and the glance's word is then taken as it was before
+    this check (no worse); a big pip across a body's top row only costs a full read."""
     deck, _ = design
     rng = np.random.default_rng(11)
-    passing = []
-    for code in ("AS", "7D", "KC", "10H", "3S", "QH") * 5:
+    in_place, passing = [], []
+    for code in ("AS", "7D", "KC", "10H", "3S", "QH") * 10:
         p = random_perturbation(rng, 0.4)
-        assert not above(render_window(deck, code, p, rng=rng)), (code, p)
+        in_place.append(above(render_window(deck, code, p, rng=rng)))
         passing.append(above(render_window(deck, code, p, travel=-rng.uniform(160, 300),
                                            rng=rng)))
-    assert np.mean(passing) >= 0.6
+    assert np.mean(in_place) <= 0.1 and np.mean(passing) >= 0.9, (np.mean(in_place),
+                                                                   np.mean(passing))
 
 
 def glance_says_passing(mocker, reader):
