@@ -63,7 +63,9 @@ class Correlator:
             sums = cv2.idft(products, flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT,
                             nonzeroRows=rows)[:rows, :cols]
             floor = FLAT if floors is None else floors[k]
-            results.append(cv2.divide(sums, cv2.max(spread, floor),
+            # np.maximum, not cv2.max: OpenCV takes a 1 x 1 array beside a number for a
+            # 4-element scalar (a result the size of the template came out 4 x 1).
+            results.append(cv2.divide(sums, np.maximum(spread, np.float32(floor)),
                                       scale=1.0 / (root * self._norms[k])))
         return results
 

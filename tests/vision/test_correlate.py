@@ -44,3 +44,15 @@ def test_a_floor_scales_a_weak_place_down_by_its_spread():
     (floored,) = correlator.match(image, [0], floors=[spread * 4])
     assert plain[0, 0] > 0.999
     assert abs(floored[0, 0] - 0.25) < 1e-3
+
+
+def test_an_image_the_template_s_size_gives_one_place():
+    """Found by hypothesis at seed 0, 32 x 18: OpenCV's max took the 1 x 1 spread beside a
+    number for a 4-element scalar, and the result came out 4 x 1."""
+    rng = np.random.default_rng(0)
+    template = (rng.random((32, 18)) * 255).astype(np.float32)
+    image = (rng.random((32, 18)) * 255).astype(np.float32)
+    (result,) = Correlator([template]).match(image, [0])
+    expected = cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
+    assert result.shape == expected.shape == (1, 1)
+    assert abs(float(result[0, 0]) - float(expected[0, 0])) < 1e-4
