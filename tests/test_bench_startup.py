@@ -17,3 +17,31 @@ def test_names_the_heaviest_imports_of_the_command():
     assert "controller.cli" in names
     assert all(ms >= 0 for ms, _ in rows) and rows == sorted(rows, reverse=True)
     assert not {"numpy", "cv2"} & set(names)  # issue 9: deal imports neither
+
+
+def test_sabot_deal_starts_without_importing_shutil():
+    """argparse's help formatter imports shutil (2.5 ms with its compression modules) unless
+    it is told the terminal's width, which `controller.cli.HelpFormatter` does."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from controller.cli import build_parser; "
+            "build_parser('deal').parse_args(['deal']); print('shutil' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_help_is_as_wide_as_the_terminal_says(capsys, monkeypatch):
+    import pytest
+
+    from controller.cli import build_parser
+
+    for columns in (50, 120):
+        monkeypatch.setenv("COLUMNS", str(columns))
+        with pytest.raises(SystemExit):
+            build_parser("deal").parse_args(["deal", "--help"])
+        lines = capsys.readouterr().out.splitlines()
+        assert max(map(len, lines)) <= columns - 2
+        if columns == 120:
+            assert max(map(len, lines)) > 50  # the wider terminal is used, not a fixed width
