@@ -26,6 +26,7 @@ from firmware_bridge.messages import (
     McuReset,
     MsgType,
     Role,
+    check_from_mcu,
     pack_error,
     pack_lamps,
     split_event,
@@ -68,7 +69,8 @@ class Link:
         boot_id: int | None = None,
         resume: tuple[int, int] | tuple[int, int, int] | None = None,
     ):
-        self.session = Session(Role.HOST, version, boot_id or new_boot_id(), timing or LinkTiming())
+        self.session = Session(Role.HOST, version, boot_id or new_boot_id(), timing or LinkTiming(),
+                               check=_check_from_mcu)
         self._resume = resume
         if resume is not None and len(resume) > 2 and resume[2]:
             self.session.resume_points[resume[0]] = resume[2]
@@ -76,6 +78,7 @@ class Link:
         self.last_event: int | None = None  # the newest MCU event delivered (version 2)
         self.lamps: frozenset[str] | None = None  # the last LAMPS asked for
         self._garbage_seen = 0
+        self._corrupt_seen = 0
 
     # ---- driving the state machine ----------------------------------------------------
 
@@ -226,3 +229,12 @@ class Link:
             log.info("skipped %d damaged frame(s) (%s)", damaged - self._garbage_seen,
                      self.session.reader.last_error)  # fmt: skip
             self._garbage_seen = damaged
+        if self.session.stats.corrupt != self._corrupt_seen:
+            log.warning("skipped %d frame(s) damaged past the CRC (%s): sent again",
+                        self.session.stats.corrupt - self._corrupt_seen,
+                        self.session.last_corrupt)
+            self._corrupt_seen = self.session.stats.corrupt
+
+
+def _check_from_mcu(kind: int, payload: bytes, link_version: int) -> None:
+    check_from_mcu(kind, payload, numbered=link_version >= 2)

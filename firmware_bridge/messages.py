@@ -196,6 +196,28 @@ def unpack_error(payload: bytes) -> tuple[int, str]:
     return payload[0], payload[1:].decode("utf-8", errors="replace")
 
 
+def check_from_mcu(kind: int, payload: bytes, numbered: bool) -> None:
+    """Raise MessageError unless `payload` is a well-formed message of `kind` from the MCU
+    (`numbered`: version 2, an event number first). Types the host does not know pass: the
+    link reports those itself."""
+    if numbered and kind == MsgType.OVERFLOW:
+        unpack_overflow(payload)
+        return
+    if kind not in EVENT_TYPES:
+        return
+    if numbered:
+        _, payload = split_event(payload)
+    if kind in (MsgType.CARD_PRESENT, MsgType.CARD_GONE):
+        unpack_counter(payload)
+    elif kind == MsgType.BUTTON:
+        unpack_button(payload)
+    elif kind == MsgType.LID:
+        if len(payload) != 1 or payload[0] > 1:
+            raise MessageError(f"bad LID payload {payload.hex()}")
+    else:
+        unpack_error(payload)
+
+
 # ---- events delivered to the host application -------------------------------------------
 
 

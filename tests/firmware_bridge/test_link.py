@@ -228,3 +228,26 @@ def test_any_damage_mix_delivers_everything_exactly_once_in_order(
     assert presents(bench) == list(range(1, cards + 1))
     assert len(bench.mcu.lamp_history) == lamps
     assert all(h == ({"tie"} if n % 2 else {"fault"}) for n, h in enumerate(bench.mcu.lamp_history))
+
+
+@pytest.mark.parametrize("payload", [
+    bytes(4) + b"\x00\x00\x01",  # event 0, a counter of 3 bytes (the pty test's case)
+    b"\x00\x00\x01",  # no room for an event number
+], ids=["short-counter", "no-event-number"])
+def test_a_frame_damaged_past_the_crc_is_dropped_and_its_good_copy_delivered(payload):
+    """One damaged frame in 65,536 passes CRC-16. The 10,000-card pty test met one: a
+    CARD_PRESENT with a 3-byte counter, accepted in sequence, then ignored as malformed, so
+    the good copy the MCU sent again was a duplicate and the card report was lost. Such a
+    frame is now dropped unacknowledged, as one that failed the CRC, and the copy counts."""
+    from firmware_bridge.framing import Frame, encode
+
+    bench = up_bench()
+    session = bench.host.session
+    forged = Frame(MsgType.CARD_PRESENT, (session._last_received + 1) % 256,
+                   (session._next_seq - 1) % 256, payload)
+    assert bench.host.feed(encode(forged), bench.now) == []
+    assert session.stats.corrupt == 1
+    bench.mcu.deal_card(bench.now)
+    bench.run(0.2)
+    assert presents(bench) == [1] and bench.of(CardGone) == [CardGone(1, 2)]
+    assert bench.of(EventsLost) == []
