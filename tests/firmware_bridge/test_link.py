@@ -251,3 +251,22 @@ def test_a_frame_damaged_past_the_crc_is_dropped_and_its_good_copy_delivered(pay
     bench.run(0.2)
     assert presents(bench) == [1] and bench.of(CardGone) == [CardGone(1, 2)]
     assert bench.of(EventsLost) == []
+
+
+def test_a_malformed_message_the_mcu_itself_sends_is_taken_after_three_tries_not_forever():
+    """What fails the payload check every time is the MCU's own message, not the line's
+    damage: after CORRUPT_TRIES refusals it is taken as before (ignored with a warning, the
+    gap in the event numbers reported), and the link goes on instead of stalling."""
+    from firmware_bridge.framing import Frame, encode
+    from firmware_bridge.session import CORRUPT_TRIES
+
+    bench = up_bench()
+    session = bench.host.session
+    seq = (session._last_received + 1) % 256
+    bad = encode(Frame(MsgType.CARD_PRESENT, seq, (session._next_seq - 1) % 256,
+                       (1).to_bytes(4, "big") + b"\x00\x00\x01"))
+    for _ in range(CORRUPT_TRIES):
+        bench.host.feed(bad, bench.now)
+        assert session._last_received != seq
+    bench.host.feed(bad, bench.now)
+    assert session._last_received == seq and session.stats.corrupt == CORRUPT_TRIES
