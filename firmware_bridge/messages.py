@@ -198,13 +198,12 @@ def unpack_error(payload: bytes) -> tuple[int, str]:
 
 def check_from_mcu(kind: int, payload: bytes, numbered: bool) -> None:
     """Raise MessageError unless `payload` is a well-formed message of `kind` from the MCU
-    (`numbered`: version 2, an event number first). Types the host does not know pass: the
-    link reports those itself."""
+    (`numbered`: version 2, an event number first; OVERFLOW is version 2's alone)."""
     if numbered and kind == MsgType.OVERFLOW:
         unpack_overflow(payload)
         return
     if kind not in EVENT_TYPES:
-        return
+        raise MessageError(f"message type {kind:#04x} is not one an MCU sends")
     if numbered:
         _, payload = split_event(payload)
     if kind in (MsgType.CARD_PRESENT, MsgType.CARD_GONE):
@@ -216,6 +215,17 @@ def check_from_mcu(kind: int, payload: bytes, numbered: bool) -> None:
             raise MessageError(f"bad LID payload {payload.hex()}")
     else:
         unpack_error(payload)
+
+
+def check_from_host(kind: int, payload: bytes, numbered: bool = False) -> None:
+    """Raise MessageError unless `payload` is a well-formed message of `kind` from a host:
+    the MCU takes LAMPS and ERROR (`numbered` is for the same signature as the host's)."""
+    if kind == MsgType.LAMPS:
+        unpack_lamps(payload)
+    elif kind == MsgType.ERROR:
+        unpack_error(payload)
+    else:
+        raise MessageError(f"message type {kind:#04x} is not one a host sends")
 
 
 # ---- events delivered to the host application -------------------------------------------

@@ -87,6 +87,7 @@ typedef struct {
 typedef struct {
     uint32_t frames_sent, retransmits, delivered, duplicates, out_of_order, ignored;
     uint32_t crc_errors, bad_frames, overlong, malformed, lost_events, host_errors;
+    uint32_t corrupt; /* frames past the CRC with no message's payload: dropped, sent again */
 } sabot_stats;
 
 typedef struct {
@@ -103,6 +104,7 @@ typedef struct {
     uint32_t peer_boot, peer_resume;
     uint8_t peer_protocol;
     uint8_t next_seq, last_received;
+    uint8_t refused_seq, refused_times; /* the frame refused as damaged past the CRC */
     sabot_pending unacked[SABOT_WINDOW];
     uint8_t unacked_head, unacked_count;
     bool retransmit_armed, recovering, ack_pending, sent_any;

@@ -198,3 +198,36 @@ def test_the_posix_build_names_a_wrong_option(binaries):
                            capture_output=True, text=True)
     assert wrong.returncode == 2
     assert "--history must be 1 to SABOT_HISTORY" in wrong.stderr and "usage:" in wrong.stderr
+
+
+def test_a_lamps_damaged_past_the_crc_is_dropped_and_its_good_copy_shown(binaries):
+    """One damaged frame in 65,536 passes CRC-16. A LAMPS cut to one byte that passed it was
+    taken in sequence and counted malformed, so the good copy the host sent again was a
+    duplicate and the lamps stayed as they were until the next change. The firmware now
+    drops it unacknowledged, as a frame that failed the CRC (docs/protocol.md section 4)."""
+    from firmware_bridge.framing import Frame, encode
+    from firmware_bridge.messages import MsgType
+
+    firmware = CFirmware(binaries / "sabot-shoe", timing=FAST)
+    host = Link(timing=FAST)
+
+    def pump(until, limit: float = 5.0) -> None:
+        end = time.monotonic() + limit
+        while not until():
+            assert time.monotonic() < end, "the firmware and the host did not get there"
+            now = time.monotonic()
+            for frame in firmware.take_output():
+                host.feed(frame, now)
+            host.tick(now)
+            firmware.feed(host.take_output(), now)
+            time.sleep(0.001)
+
+    try:
+        pump(lambda: host.up)
+        session = host.session
+        firmware.feed(encode(Frame(MsgType.LAMPS, session._next_seq, session._last_received,
+                                   b"\x01")), time.monotonic())
+        host.send_lamps({"player_draw", "banker_stand"}, time.monotonic())
+        pump(lambda: frozenset({"player_draw", "banker_stand"}) in firmware.shown)
+    finally:
+        firmware.close()

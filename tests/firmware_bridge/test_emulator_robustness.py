@@ -36,11 +36,29 @@ def test_a_well_framed_message_of_any_type_and_payload_never_stops_the_mcu(kind,
 
 
 def test_a_short_lamps_payload_is_counted_and_the_next_lamps_still_show():
+    """A host that itself sends a short LAMPS: refused three times as damage past the CRC
+    (docs/protocol.md section 4), then taken and counted, and the link goes on."""
     bench = _up_bench()
     bench.host.session.send(MsgType.LAMPS, b"\x01", bench.now)
     bench.host.send_lamps({"fault", "shuffle"}, bench.now)
     bench.run_until(lambda: bench.mcu.lamps == {"fault", "shuffle"})
-    assert bench.mcu.malformed == 1
+    assert bench.mcu.malformed == 1 and bench.mcu.session.stats.corrupt == 3
+
+
+def test_a_lamps_damaged_past_the_crc_is_dropped_and_its_good_copy_shown():
+    """One damaged frame in 65,536 passes CRC-16. A LAMPS cut to one byte that passed it was
+    taken in sequence and counted malformed: the good copy the host sent again was then a
+    duplicate, and the lamps stayed as they were until the next change. It is now dropped
+    unacknowledged, as a frame that failed the CRC."""
+    bench = _up_bench()
+    session = bench.host.session
+    forged = framing.Frame(MsgType.LAMPS, session._next_seq, bench.mcu.session._next_seq - 1,
+                           b"\x01")
+    bench.mcu.feed(framing.encode(forged), bench.now)
+    assert bench.mcu.session.stats.corrupt == 1
+    bench.host.send_lamps({"player_draw", "banker_stand"}, bench.now)
+    bench.run_until(lambda: bench.mcu.lamps == {"player_draw", "banker_stand"}, limit=5)
+    assert bench.mcu.malformed == 0
 
 
 @settings(max_examples=100, deadline=None)
