@@ -13,7 +13,8 @@ from bench import faults, irregular
 def test_serial_link_faults_lose_and_double_nothing():
     rows = faults.serial_link(runs=2)
     assert {row.fault for row in rows} == {
-        "serial link: damage 5%", "serial link: damage 20%", "serial link: cable out",
+        "serial link: damage 5%", "serial link: damage 20%",
+        "serial link: damage past the CRC", "serial link: cable out",
         "serial link: host restart"}
     for row in rows:
         assert row.injected == 2 and row.survived == 2, row
