@@ -113,7 +113,7 @@ class ShoeEmulator:
         self.session = Session(
             Role.MCU, self.firmware, new_boot_id(self._rng), self.timing,
             card_counter=self.card_counter, protocol=self.protocol,
-            requeue_on_new_peer=False, check=_check_from_host,
+            requeue_on_new_peer=False, check=check_from_host,
         )  # fmt: skip
         self.event_counter = 0
         # Handed to the session (acknowledged, or in its window), then not yet handed:
@@ -303,8 +303,3 @@ class ShoeEmulator:
             except MessageError:
                 self.malformed += 1
         self._pump(now)
-
-
-
-def _check_from_host(kind: int, payload: bytes, link_version: int) -> None:
-    check_from_host(kind, payload)

@@ -70,7 +70,7 @@ class Link:
         resume: tuple[int, int] | tuple[int, int, int] | None = None,
     ):
         self.session = Session(Role.HOST, version, boot_id or new_boot_id(), timing or LinkTiming(),
-                               check=_check_from_mcu)
+                               check=check_from_mcu)
         self._resume = resume
         if resume is not None and len(resume) > 2 and resume[2]:
             self.session.resume_points[resume[0]] = resume[2]
@@ -234,7 +234,3 @@ class Link:
                         self.session.stats.corrupt - self._corrupt_seen,
                         self.session.last_corrupt)
             self._corrupt_seen = self.session.stats.corrupt
-
-
-def _check_from_mcu(kind: int, payload: bytes, link_version: int) -> None:
-    check_from_mcu(kind, payload, numbered=link_version >= 2)

@@ -196,9 +196,11 @@ def unpack_error(payload: bytes) -> tuple[int, str]:
     return payload[0], payload[1:].decode("utf-8", errors="replace")
 
 
-def check_from_mcu(kind: int, payload: bytes, numbered: bool) -> None:
+def check_from_mcu(kind: int, payload: bytes, link_version: int) -> None:
     """Raise MessageError unless `payload` is a well-formed message of `kind` from the MCU
-    (`numbered`: version 2, an event number first; OVERFLOW is version 2's alone)."""
+    (from `link_version` 2, an event number first; OVERFLOW is version 2's alone). The
+    signature is `Session.check`'s."""
+    numbered = link_version >= 2
     if numbered and kind == MsgType.OVERFLOW:
         unpack_overflow(payload)
         return
@@ -217,9 +219,10 @@ def check_from_mcu(kind: int, payload: bytes, numbered: bool) -> None:
         unpack_error(payload)
 
 
-def check_from_host(kind: int, payload: bytes, numbered: bool = False) -> None:
+def check_from_host(kind: int, payload: bytes, link_version: int) -> None:
     """Raise MessageError unless `payload` is a well-formed message of `kind` from a host:
-    the MCU takes LAMPS and ERROR (`numbered` is for the same signature as the host's)."""
+    the MCU takes LAMPS and ERROR, alike in every version. The signature is
+    `Session.check`'s."""
     if kind == MsgType.LAMPS:
         unpack_lamps(payload)
     elif kind == MsgType.ERROR:

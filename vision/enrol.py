@@ -137,8 +137,8 @@ def _read(view: _View, card_model: Model, kind_model: Model, likeness: np.ndarra
     number = card_model.classes.index(card)
     alike = float(likeness[number] @ view.likeness) if number < len(likeness) else 0.0
     return HeldOut(view.truth, view.window, kind, kind_score, kind_margin, card, card_score,
-                   card_margin, view.pose_score, alike, view.no_ink,
-                   card_above_window(thumbnail(to_window(view.window))), embedded, scores)
+                   card_margin, view.pose_score, alike, view.no_ink, view.card_above,
+                   embedded, scores)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
@@ -504,6 +504,7 @@ class _View:
     pose_score: float
     likeness: np.ndarray  # `model.likeness_vector` of its zone
     no_ink: bool
+    card_above: bool  # `features.card_above_window` of its thumbnail
 
 
 # A back, the cut card, the empty window and a joker are each one sample against 52 cards:
@@ -647,7 +648,8 @@ def _view(truth: str, number: int, window: np.ndarray, registration: Registratio
     pose = registration.locate(prepared.ink)
     zone = zone_picture(prepared, pose)
     return _View(truth, number, window, describe(prepared, pose, zone), kind_vector(prepared),
-                 pose.score, likeness_vector(zone), blank_of_ink(prepared))
+                 pose.score, likeness_vector(zone), blank_of_ink(prepared),
+                 card_above_window(prepared.small))
 
 
 def _check_inked(samples: Samples, nominal: dict[str, np.ndarray], cards) -> None:
