@@ -17,6 +17,7 @@ Kinds (`open_camera(kind, **options)`):
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import importlib
 import logging
@@ -75,7 +76,8 @@ class FrameSource:
         self._queue: queue.Queue = queue.Queue(maxsize=queue_size or (2 if self.live else 8))
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._index = 0
+        self._index = 0  # the reader thread's: the next frame's number
+        self.delivered = -1  # the caller's: the number of the last frame read() handed out
 
     # ---- to implement ---------------------------------------------------------------------
 
@@ -120,6 +122,7 @@ class FrameSource:
             self.status = "failed"
             raise CameraError(f"{self}: {item}") from item
         self.status = "ok"
+        self.delivered = item.index
         if self.stamp_when_taken:
             return replace(item, at=self.clock())
         return item
@@ -222,7 +225,8 @@ class SyntheticSource(FrameSource):
 
 class FileSource(FrameSource):
     """A recorded video (anything cv2.VideoCapture reads) or a folder of image files;
-    `loop`: from the start again at the end, for ever (a rig's soak), `loops` counts them."""
+    `loop`: from the start again at the end, for ever (a rig's soak); `loops` counts the
+    restarts the caller has reached, not those the reader thread has read ahead to."""
 
     live = False
 
@@ -230,7 +234,8 @@ class FileSource(FrameSource):
         super().__init__(**kw)
         self.path = Path(path)
         self.loop = loop
-        self.loops = 0
+        # Written by the reader thread only (appends): the number of each pass's first frame.
+        self._pass_starts: list[int] = []
         if not self.path.exists():
             raise HardwareConfigError(f"camera file {str(self.path)!r} does not exist")
         self._files: Iterator[Path] | None = None
@@ -259,10 +264,14 @@ class FileSource(FrameSource):
     def grab(self) -> np.ndarray | None:
         image = self._grab_one()
         if image is None and self.loop:
-            self.loops += 1
+            self._pass_starts.append(self._index)
             self._rewind()
             image = self._grab_one()
         return image
+
+    @property
+    def loops(self) -> int:
+        return bisect.bisect_right(self._pass_starts[:], self.delivered)
 
     def _rewind(self) -> None:
         import cv2
