@@ -7,7 +7,6 @@ replay them exactly (`to_dict` / `observation_from_dict`).
 from __future__ import annotations
 
 from dataclasses import MISSING, asdict, dataclass, fields
-from typing import ClassVar
 
 from controller.errors import InputError
 from controller.game.cards import parse_card
@@ -19,42 +18,42 @@ class Card:
 
     card: str
     face_up: bool = False
-    kind: ClassVar[str] = "card"
+    kind = "card"
 
 
 @dataclass(frozen=True)
 class Cut:
     """The plastic cutting card left the shoe (rules 9.7, 9.8)."""
 
-    kind: ClassVar[str] = "cut"
+    kind = "cut"
 
 
 @dataclass(frozen=True)
 class NoMoreBets:
     """The dealer announced "No more bets" (rule 8.2)."""
 
-    kind: ClassVar[str] = "no_more_bets"
+    kind = "no_more_bets"
 
 
 @dataclass(frozen=True)
 class Disclosed:
     """The card just drawn was exposed (rules 12.1(b), 12.2(b))."""
 
-    kind: ClassVar[str] = "disclosed"
+    kind = "disclosed"
 
 
 @dataclass(frozen=True)
 class Ack:
     """A supervisor acknowledged the fault: the offending card is set aside."""
 
-    kind: ClassVar[str] = "ack"
+    kind = "ack"
 
 
 @dataclass(frozen=True)
 class NewShoe:
     """New or reshuffled cards are in the shoe (rules 7.1, 7.6, 11.2); a burn follows."""
 
-    kind: ClassVar[str] = "new_shoe"
+    kind = "new_shoe"
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ class Unreadable:
     """Something left the shoe that could not be read with confidence (a joker, a smudge)."""
 
     reason: str = "unreadable card"
-    kind: ClassVar[str] = "unreadable"
+    kind = "unreadable"
 
 
 @dataclass(frozen=True)
@@ -70,7 +69,7 @@ class EquipmentFault:
     """The shoe's own equipment failed (stale camera, dead link): halt until acknowledged."""
 
     reason: str
-    kind: ClassVar[str] = "equipment_fault"
+    kind = "equipment_fault"
 
 
 Observation = Card | Cut | NoMoreBets | Disclosed | Ack | NewShoe | Unreadable | EquipmentFault
