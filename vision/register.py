@@ -35,13 +35,15 @@ _COARSE_PAD, _FINE_PAD = 3, 8  # zero ink around the window: a zone may stick ou
 _FINE_REACH = 3  # fine search: +- this many half-size pixels around the coarse position
 # Where the zone's centre is searched for across the window (window pixels, x): a card's
 # index is at its left edge, and the card moves only up and down the window as it is drawn.
-# Across the whole camera envelope (shift, scale, turn, keystone), with the card anywhere
-# along its travel, the centre stayed within 22-78 in 20,000 draws; the refinement reaches
-# 6 px further. Beyond, a court card's frame or a big pip further in, or the surround's strip
-# beside the card, can match a template better than the index: in the vector design's court
-# cards 8 views in 312 were found there (QD in two of five), and one such QD was read as QH
-# (its body described instead of its index). Within it: none in 520.
-INDEX_X = (24, 80)
+# Across the whole camera envelope (shift, scale, turn, keystone; `synth.view_matrix`) the
+# centre was at 38-64 with the card in place and at 33-70 anywhere along its travel, in
+# 20,000 draws each; the refinement reaches 6 px further. Beyond, a court card's frame or a
+# big pip further in, or the surround's strip beside the card, can match a template better
+# than a faint or blurred index: with 24-80, 7 of the 19 rejected views of `bench.vision`
+# had been found there (gnome-tigullio's 7D at x 79, beside its big pip), and 8 of 312
+# views of the vector design's court cards with 22-78 (one QD read as QH). Keeping the
+# refinement within 28-74 too cost a silent error (a vector card read as another).
+INDEX_X = (28, 74)
 
 
 @dataclass(frozen=True)
