@@ -153,8 +153,10 @@ class Registration:
         p = _FINE_PAD
         half = cv2.copyMakeBorder(half, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
         best = Pose(scale, cx, cy, -1.0)
-        for f in FINER:
-            s = min(SCALES[-1], max(SCALES[0], scale * f))
+        # Steps past the searched scales' ends are held there, and each scale is tried once:
+        # a coarse match at an end used to try that end three times (2 of its 5 places).
+        steps = dict.fromkeys(min(SCALES[-1], max(SCALES[0], scale * f)) for f in FINER)
+        for s in steps:
             pose = self._place(half, Pose(s, cx, cy, -1.0), template)
             if pose.score > best.score:
                 best = pose

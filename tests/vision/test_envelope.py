@@ -11,7 +11,7 @@ import pytest
 from vision.cards import ALL_CARDS
 from vision.decks import synthetic_deck
 from vision.model import prepare
-from vision.register import INDEX_X, ZONE, Registration, learn_templates, zone_of
+from vision.register import INDEX_X, SCALES, ZONE, Registration, learn_templates, zone_of
 from vision.synth import (
     SURROUNDS,
     Perturbation,
@@ -143,3 +143,18 @@ def test_a_clean_match_beyond_where_an_index_can_be_is_never_taken_for_it():
             ink[y : y + h, left : left + w] = zone[:, : ink.shape[1] - left]
             pose = registration.locate(ink)
             assert pose.cx <= 80, (code, centre, pose)
+
+
+@pytest.mark.parametrize("coarse", [SCALES[0], SCALES[1], SCALES[-1]])
+def test_the_refinement_tries_each_scale_once(mocker, coarse):
+    """Steps past the ends of SCALES are held at the end: tried once, not three times."""
+    deck = synthetic_deck()
+    zones = np.stack([zone_of(prepare(render(card_source(deck.image(c)))).ink)
+                      for c in ALL_CARDS[:12]])
+    registration = Registration(learn_templates(zones))
+    place = mocker.spy(Registration, "_place")
+    ink = prepare(render(card_source(deck.image("7D")))).ink
+    registration._refine(ink, coarse, ZONE[0] + ZONE[2] / 2, ZONE[1] + ZONE[3] / 2, 0)
+    scales = [call.args[2].scale for call in place.call_args_list]
+    assert len(scales) == len(set(scales)) and SCALES[0] <= min(scales)
+    assert max(scales) <= SCALES[-1] and len(scales) == (5 if coarse == SCALES[1] else 3)
