@@ -7,7 +7,7 @@ window. What it looks for is learned at enrolment: the design's faces are groupe
 their zone looks (k-means over the nominal windows' ink, so that an ace, a court card and a
 ten whose big pips crowd the index each have a template of their own), and the group means
 are the templates. A window is searched coarsely (at 1/4 size, every template, scale and
-position), then refined around the best (at 1/2 size, five finer scales).
+position), then refined around the best (at 1/2 size, up to five finer scales).
 Nothing here depends on how a design lays out its index: only on where its zone is.
 """
 
@@ -31,7 +31,9 @@ SCALES = (0.84, 1.0, 1.19)  # the envelope's 0.8-1.25 in steps of 19%
 FINER = (0.92, 0.96, 1.0, 1.04, 1.08)  # refinement steps around the coarse scale
 # The scales the refinement may reach: down to the envelope's smallest, 0.8 (a card seen at
 # 0.80-0.82 was held at 0.84, 5% off, and 2 of `bench.vision`'s 14 rejects were such views,
-# found too big). Up to 1.19 only: up to 1.25 as well read a vector 6S as 5S at stop 23.
+# found too big). At stop 23, 0.8-1.25 with the wider INDEX_X read a vector 6S as 5S (views
+# found too small taught the model); 0.8-1.19 with this INDEX_X read none wrong at seeds
+# 20261201 and 77. 1.25 was not tried again.
 REFINE_RANGE = (0.8, SCALES[-1])
 CLUSTERS = 6
 _COARSE, _FINE = 4, 2  # downscaling of the coarse and the fine search
@@ -41,12 +43,13 @@ _FINE_REACH = 3  # fine search: +- this many half-size pixels around the coarse 
 # index is at its left edge, and the card moves only up and down the window as it is drawn.
 # Across the whole camera envelope (shift, scale, turn, keystone; `synth.view_matrix`) the
 # centre was at 38-64 with the card in place and at 33-70 anywhere along its travel, in
-# 20,000 draws each; the refinement reaches 6 px further. Beyond, a court card's frame or a
-# big pip further in, or the surround's strip beside the card, can match a template better
-# than a faint or blurred index: with 24-80, 7 of the 19 rejected views of `bench.vision`
-# had been found there (gnome-tigullio's 7D at x 79, beside its big pip), and 8 of 312
-# views of the vector design's court cards with 22-78 (one QD read as QH). Keeping the
-# refinement within 28-74 too cost a silent error (a vector card read as another).
+# 20,000 draws each; the refinement reaches 6 px further (at scale 1; 7 at 1.19). Beyond,
+# a court card's frame or a big pip further in, or the surround's strip beside the card,
+# can match a template better than a faint or blurred index: with 24-80, 7 of the 19
+# rejected views of `bench.vision` had been found there (gnome-tigullio's 7D at x 79, beside
+# its big pip), and 8 of 312 views of the vector design's court cards with 22-78 (one QD
+# read as QH). Keeping the refinement within 28-74 too cost a silent error (a vector card
+# read as another).
 INDEX_X = (28, 74)
 
 
@@ -158,7 +161,7 @@ class Registration:
         half = cv2.copyMakeBorder(half, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
         best = Pose(scale, cx, cy, -1.0)
         # Steps past REFINE_RANGE are held at its ends, and each scale is tried once: a coarse
-        # match at 1.19 used to try it three times (2 of its 5 places).
+        # match at an end used to try that end three times (2 of its 5 places).
         low, high = REFINE_RANGE
         steps = dict.fromkeys(min(high, max(low, scale * f)) for f in FINER)
         for s in steps:
