@@ -5,6 +5,7 @@ same order."""
 
 from __future__ import annotations
 
+import json
 import queue
 import signal
 import subprocess
@@ -19,6 +20,7 @@ from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.journal.compare import expected_events, first_difference, journal_events
 from controller.journal.store import Journal
 from tests.shared_profiles import suite_reader
+from tests.surveillance.waiting import wait_until
 from vision.decks import synthetic_deck
 from vision.profile import save_profile
 
@@ -172,8 +174,11 @@ def test_a_recording_of_the_emulated_shoe_plays_back_to_the_journal_of_deal(tmp_
                                     text=True)
         emulator.wait_for("link", 2)
         emulator.command("card 20")
-        emulator.wait_for("shown", len(ORDER.split()) - 2)  # every card, not the presses
-        time.sleep(1.5)  # the last card passes, and its sensor clears
+        passages = len(ORDER.split()) - 2  # every card, not the presses
+        emulator.wait_for("shown", passages)
+        # The last card passes and its sensor clears, in what the recorder has written: a
+        # fixed pause of 1.5 s left 0.67 s to spare on a loaded machine.
+        assert wait_until(lambda: _recorded_past_last_card(recording, passages), 60)
         recorder.send_signal(signal.SIGINT)
         assert recorder.wait(timeout=20) == 0, recorder.stderr.read()
     finally:
@@ -186,3 +191,22 @@ def test_a_recording_of_the_emulated_shoe_plays_back_to_the_journal_of_deal(tmp_
     assert played.returncode == 0, played.stderr
     assert "10 cards and the cut card, 2 rounds, 0 faults" in played.stderr
     assert "the same 21 events as" in played.stderr
+
+
+def _recorded_past_last_card(recording, passages: int, frames_after: int = 10) -> bool:
+    """Whether `sabot record` has written the sensor clearing after each of `passages` cards,
+    and `frames_after` camera frames after the last of them."""
+    try:
+        lines = (recording / "events.jsonl").read_text().splitlines()
+    except OSError:
+        return False
+    records = []
+    for line in lines:
+        try:
+            records.append(json.loads(line))
+        except ValueError:
+            continue  # the line being written
+    gone = [r["t"] for r in records if r.get("kind") == "link" and r.get("event") == "CardGone"]
+    if len(gone) < passages:
+        return False
+    return sum(r.get("kind") == "frame" and r["t"] > gone[-1] for r in records) >= frames_after

@@ -64,7 +64,13 @@ def test_a_source_that_stops_delivering_is_reported_stale_not_hung_on():
 def test_the_first_frame_may_take_longer_than_stale_after_because_opening_is_slow():
     """A video file or a device that takes a second to open on a loaded Pi is starting, not
     stale: the CI machine once failed a file camera for this."""
+    release = threading.Event()
+    grabs = []
+
     def grab():
+        if grabs:  # after the first frame, none until the test is done (however slow it is)
+            release.wait(5)
+        grabs.append(1)
         time.sleep(0.3)  # a slow open, then frames at once
         return solid(7)
 
@@ -73,6 +79,7 @@ def test_the_first_frame_may_take_longer_than_stale_after_because_opening_is_slo
         assert cam.status == "ok"
         with pytest.raises(CameraStalledError, match="no frame for 50 ms"):
             cam.read()  # after the first frame, stale_after holds again
+        release.set()
 
 
 def test_a_failing_recorded_source_raises_camera_error():
@@ -144,7 +151,9 @@ class FakeCapture:
 
     def __init__(self, device, api):
         self.opened.append((device, api))
-        self.frames = [solid(7), solid(8)] if len(self.opened) == 1 else [solid(9)]
+        # 7 and 8, then 9 after the one reconnect, then nothing: a live source keeps only
+        # its newest frames, and more 9s behind a slow test would push 7 out.
+        self.frames = {1: [solid(7), solid(8)], 2: [solid(9)]}.get(len(self.opened), [])
         self.props = {}
 
     def isOpened(self):  # noqa: N802 - OpenCV's name
@@ -165,7 +174,8 @@ class FakeCapture:
 def test_v4l2_source_opens_with_cap_v4l2_and_reconnects_after_a_failed_read(mocker):
     FakeCapture.opened = []
     mocker.patch("cv2.VideoCapture", FakeCapture)
-    with open_camera("v4l2", device="/dev/video0", width=640, reconnect_after=0.01) as cam:
+    with open_camera("v4l2", device="/dev/video0", width=640, reconnect_after=0.01,
+                     queue_size=8) as cam:  # room for all three, however slow the test
         values = [int(cam.read(timeout=5).image[0, 0, 0]) for _ in range(3)]
     assert values == [7, 8, 9]
     assert FakeCapture.opened[0] == ("/dev/video0", cv2.CAP_V4L2)

@@ -105,9 +105,11 @@ def test_three_simulated_tables_publish_whole_shoes_each_event_exactly_once(brok
         assert len(seqs) == len(set(seqs)), f"{table}: an event arrived twice"
         assert seqs == sorted(seqs)  # in journal order
         same_events(room, table, journal)
-        assert room.status[table] == "offline"  # stopped cleanly
         with Journal(str(journal), create=False) as j:
-            assert room.state[table]["seq"] == j.last_seq
+            last_seq = j.last_seq
+        # The offline status and the last state are published after the last event.
+        assert wait_until(lambda t=table, s=last_seq: room.status.get(t) == "offline"
+                          and room.state.get(t, {}).get("seq") == s, 10)  # stopped cleanly
         # The monitor's API shows the same: every event, the rounds, the state.
         events = journal_events(journal)
         last = max(events)
@@ -296,9 +298,10 @@ def test_monitors_of_one_group_share_the_events_between_them(broker, tmp_path):
     assert wait_until(lambda: set().union(*map(seqs, monitors)) == expected, 15)
     first, second = map(seqs, monitors)
     assert first and second and not first & second  # shared, not copied
-    for monitor in monitors:  # the retained state reaches every member
-        assert monitor.query(lambda room: room.tables["t1"].state["seq"]) == \
-            table.service.journal.last_seq
+    last_seq = table.service.journal.last_seq
+    for monitor in monitors:  # the retained state reaches every member (after the events)
+        assert wait_until(lambda m=monitor: m.query(
+            lambda room: (room.tables["t1"].state or {}).get("seq")) == last_seq, 10)
     table.close()
     for monitor in monitors:
         monitor.stop()
