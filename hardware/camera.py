@@ -271,7 +271,7 @@ class FileSource(FrameSource):
 
     @property
     def loops(self) -> int:
-        return bisect.bisect_right(self._pass_starts[:], self.delivered)
+        return bisect.bisect_right(self._pass_starts, self.delivered)  # appends only
 
     def _rewind(self) -> None:
         import cv2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import cache
 
 import cv2
 import numpy as np
@@ -72,6 +73,15 @@ def test_every_surround_and_real_camera_fault_renders(surround):
     assert not np.array_equal(window, render_window(deck, "QH"))
 
 
+@cache
+def synthetic_registration() -> tuple:
+    """The built-in design and a registration learned from its nominal index zones."""
+    deck = synthetic_deck()
+    zones = np.stack([zone_of(prepare(render(card_source(deck.image(c)))).ink)
+                      for c in ALL_CARDS])
+    return deck, Registration(learn_templates(zones))
+
+
 def test_registration_finds_the_index_zone_across_the_envelope():
     deck = synthetic_deck()
     sources = {code: card_source(deck.image(code)) for code in ALL_CARDS}
@@ -138,10 +148,7 @@ def test_the_search_looks_for_the_index_only_where_the_envelope_can_put_it():
     and the refinement moves it at most its reach further. This is where the search looks,
     not whether the index is then found: over such a decoy it is not (the benchmark counts
     what the narrower search gains)."""
-    deck = synthetic_deck()
-    zones = np.stack([zone_of(prepare(render(card_source(deck.image(c)))).ink)
-                      for c in ALL_CARDS])
-    registration = Registration(learn_templates(zones))
+    deck, registration = synthetic_registration()
     x, y, w, h = ZONE
     reach = 3 * 2 * SCALES[-1]  # _FINE_REACH half-size pixels, at the largest scale
     for code in ("7D", "5H", "AC", "KS"):
@@ -159,10 +166,7 @@ def test_the_search_looks_for_the_index_only_where_the_envelope_can_put_it():
 @pytest.mark.parametrize("coarse", [SCALES[0], SCALES[1], SCALES[-1]])
 def test_the_refinement_tries_each_scale_once(mocker, coarse):
     """Steps past REFINE_RANGE are held at its ends: tried once, not three times."""
-    deck = synthetic_deck()
-    zones = np.stack([zone_of(prepare(render(card_source(deck.image(c)))).ink)
-                      for c in ALL_CARDS[:12]])
-    registration = Registration(learn_templates(zones))
+    deck, registration = synthetic_registration()
     place = mocker.spy(Registration, "_place")
     ink = prepare(render(card_source(deck.image("7D")))).ink
     registration._refine(ink, coarse, ZONE[0] + ZONE[2] / 2, ZONE[1] + ZONE[3] / 2, 0)
@@ -174,10 +178,7 @@ def test_the_refinement_tries_each_scale_once(mocker, coarse):
 def test_a_card_seen_at_the_envelopes_smallest_scale_is_found_at_it():
     """Scale 0.8 is in the envelope: held at 0.84 (5% off), a card seen that small matched
     its template worse, and 2 of `bench.vision`'s 14 rejected views were such cards."""
-    deck = synthetic_deck()
-    zones = np.stack([zone_of(prepare(render(card_source(deck.image(c)))).ink)
-                      for c in ALL_CARDS])
-    registration = Registration(learn_templates(zones))
+    deck, registration = synthetic_registration()
     for code in ("7D", "AS", "KC", "10H", "3S"):
         ink = prepare(render(card_source(deck.image(code)), Perturbation(scale=0.8))).ink
         assert registration.locate(ink).scale <= 0.81, code
