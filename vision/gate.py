@@ -42,6 +42,11 @@ MIN_EMPTY = 24  # fewer learned empty windows than this teach no gate: it stays 
 # spreads of their mean).
 WHITENING = (1e-3, 1.0 / np.sqrt(NOISE) + 1e-6)
 MAX_REACH = 50.0
+# Whatever stage reads a window as empty (the gate, the glance, the one model), its six
+# numbers lie within this many reaches of the empty windows': the models weigh hundreds of
+# numbers, and a window with no edge in it (a bright pink cut card filling the window, its
+# glare the only shape) once came nearest the empty windows there, 23 spreads from them.
+LIKE_EMPTY = 1.4
 
 
 def gate_vector(small: np.ndarray) -> np.ndarray:
@@ -66,11 +71,21 @@ class EmptyGate:
     def whitened(self, vectors: np.ndarray) -> np.ndarray:
         return (np.asarray(vectors, np.float64).reshape(-1, 6) - self.mean) @ self.whiten
 
-    def passes(self, small: np.ndarray) -> bool:
+    def passes(self, small: np.ndarray, numbers: np.ndarray | None = None) -> bool:
         """Whether the thumbnail `small` is plainly the empty shoe: its six numbers within
         the reach and clear of everything else, and `plain` (asked last: a window with a
-        card is out of reach already)."""
-        return bool(self.passing(gate_vector(small))[0]) and plain(small)
+        card is out of reach already). `numbers`: its `gate_vector`, if the caller has it."""
+        numbers = gate_vector(small) if numbers is None else numbers
+        return bool(self.passing(numbers)[0]) and plain(small)
+
+    def resembles_empty(self, numbers: np.ndarray) -> bool:
+        """Whether a window's six numbers (`gate_vector`) lie within LIKE_EMPTY reaches of
+        the empty windows', as anything read as empty must. A profile without a learned gate
+        knows nothing of them: anything does."""
+        if self.reach <= 0:
+            return True
+        z = self.whitened(numbers)[0]
+        return float(z @ z) <= (LIKE_EMPTY * self.reach) ** 2
 
     def passing(self, vectors: np.ndarray) -> np.ndarray:
         """The six numbers' part of `passes` (all but `plain`), for gate vectors (N, 6)."""

@@ -23,6 +23,7 @@ import numpy as np
 from contract import JOKER
 from vision.cards import split_code
 from vision.features import card_above_window, thumbnail
+from vision.gate import gate_vector
 from vision.geometry import to_window
 from vision.model import (
     Model,
@@ -83,7 +84,8 @@ class Reader:
         view saw no face either), never read wrong; elsewhere it must pass the index."""
         window = to_window(image)
         small = thumbnail(window)
-        if self._gate.passes(small):  # plainly the empty shoe: most frames
+        numbers = gate_vector(small)
+        if self._gate.passes(small, numbers):  # plainly the empty shoe: most frames
             return Reading("empty", score=1.0)
         prepared = Prepared(window, small)
         p = self.profile
@@ -91,7 +93,8 @@ class Reader:
         kind, kind_score, kind_margin, _ = best_of(self._kinds, glance)
         at_a_glance = (f"glance:{kind}" in p.thresholds
                        and p.accepts(f"glance:{kind}", kind_score, kind_margin))
-        if at_a_glance and kind == "empty" and blank_of_ink(prepared):
+        if (at_a_glance and kind == "empty" and blank_of_ink(prepared)
+                and self._gate.resembles_empty(numbers)):
             return Reading("empty", score=kind_score)
         if at_a_glance and kind == "back" and back_expected:
             return Reading("back", score=kind_score)
@@ -108,6 +111,9 @@ class Reader:
         embedded = self._cards.embed(vector)
         scores = self._cards.scores_of(embedded)
         name, score, margin, runner_up = ranked(self._cards, scores)
+        if name == "empty" and not self._gate.resembles_empty(numbers):
+            return Reading("unknown", score=score, reason="not sure: nearest the empty "
+                           "window's views, but far from the empty shoe's colour and light")
         if name in ("back", "cut", "empty"):
             if p.accepts(f"model:{name}", score, margin):
                 return Reading(name, score=score)

@@ -179,3 +179,45 @@ def test_an_empty_window_is_plain_and_a_card_nearly_never(vector_deck):
     # Nearly every card shows a stroke or an edge (a washed-out one may not: the six numbers
     # keep that one out, far from the empty windows).
     assert sum(plain(thumbnail(to_window(w))) for w in cards) <= 2
+
+
+def _flat(bgr: tuple[int, int, int], seed: int = 3) -> np.ndarray:
+    """A window of one colour with a little sensor noise: no ink, no edge, no shape."""
+    noise = np.random.default_rng(seed).normal(0, 3, (200, 128, 3))
+    return np.clip(np.array(bgr, np.float64) + noise, 0, 255).astype(np.uint8)
+
+
+PINK = (200, 120, 235)  # BGR: a bright pink cut card filling the window, washed out
+
+
+def test_only_a_window_of_about_the_empty_shoes_colour_and_light_resembles_it(vector_deck,
+                                                                             vector_reader):
+    gate = vector_reader.profile.gate
+    rng = np.random.default_rng(12)
+    empties = _vectors([render_window(vector_deck, EMPTY, random_perturbation(rng), rng=rng)
+                        for _ in range(100)])
+    assert all(gate.resembles_empty(v) for v in empties)
+    assert not gate.resembles_empty(gate_vector(thumbnail(_flat(PINK))))
+    assert SHUT.resembles_empty(gate_vector(thumbnail(_flat(PINK))))  # nothing learned
+
+
+@pytest.mark.parametrize("stage", ["glance", "model"])
+def test_no_stage_reads_a_window_far_from_the_empty_shoes_colour_as_empty(stage, mocker,
+                                                                          vector_deck,
+                                                                          vector_reader):
+    """Whatever the models make of it: a bright pink cut card with no edge in view and a
+    glare spot came nearest the empty windows' views (a model weighs hundreds of numbers,
+    and such a window has no shape); it was read empty, a silent error."""
+    said = ("empty", 0.99, 0.5, "cut")
+    if stage == "glance":
+        mocker.patch("vision.reader.best_of", return_value=said)
+    else:  # the glance unsure, the one model sure
+        mocker.patch("vision.reader.best_of", return_value=("face", 0.5, 0.0, "empty"))
+        mocker.patch("vision.reader.ranked", return_value=said)
+    pink = vector_reader.read(_flat(PINK))
+    assert pink.kind == "unknown"
+    if stage == "model":  # the glance refused, the window is read in full (here: a blank face)
+        assert "colour" in pink.reason
+    rng = np.random.default_rng(13)
+    empty = render_window(vector_deck, EMPTY, random_perturbation(rng, 0.3), rng=rng)
+    assert vector_reader.read(empty).kind == "empty"
