@@ -73,15 +73,25 @@ def blank_of_ink(prepared: Prepared) -> bool:
 
 
 HUES, SATURATIONS = 12, 3
+# The hue histogram is taken from the window's right and lower part only (in thumbnail
+# pixels: right of its first quarter, below its first fifth). A card in place shows the
+# surround left of its edge and above its top there, the shoe's and not the design's: over
+# a colourful surround (a table, the mottled lip of `synth.SURROUNDS`) the whole window's
+# hues had the card model read 5 of 104 gnome-rheinland faces as another (9S, 9C as 9D), and
+# 2 of 104 of gnome-berlin's; with its right and lower part, none.
+HUE_PART = (4, 5)  # (leave out 1/4 of the width, 1/5 of the height)
 
 
 def kind_vector(prepared: Prepared) -> np.ndarray:
     """What kind of thing a window shows (a face, a back, the cut card, nothing), from the
-    whole window: surface statistics, a hue and saturation histogram and the coarse shape
-    of its light and dark, none of which needs the index to be found."""
+    whole window: surface statistics, a hue and saturation histogram (of the window's right
+    and lower part: HUE_PART) and the coarse shape of its light and dark, none of which
+    needs the index to be found."""
     small = prepared.small
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-    colours = cv2.calcHist([hsv], [0, 1], None, [HUES, SATURATIONS], [0, 180, 0, 256]).ravel()
+    h, w = hsv.shape[:2]
+    part = np.ascontiguousarray(hsv[h // HUE_PART[1]:, w // HUE_PART[0]:])
+    colours = cv2.calcHist([part], [0, 1], None, [HUES, SATURATIONS], [0, 180, 0, 256]).ravel()
     colours /= max(1.0, float(colours.sum()))
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)[1:49]
     shape = orientation_histograms(gray, 8)
@@ -90,8 +100,8 @@ def kind_vector(prepared: Prepared) -> np.ndarray:
 
 def colour_of_joint(card_length: int) -> np.ndarray:
     """Indices, in a card vector (`describe`, `card_length` long) followed by the
-    `kind_vector`, of the numbers that say a window's colour: the ink's redness and the
-    whole window's surface statistics and hue histogram."""
+    `kind_vector`, of the numbers that say a window's colour: the ink's redness, the whole
+    window's surface statistics and its hue histogram."""
     return np.r_[card_length - 8, card_length + np.arange(7 + HUES * SATURATIONS)]
 
 

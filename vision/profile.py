@@ -46,7 +46,9 @@ from vision.cards import split_code
 from vision.errors import ProfileError
 from vision.gate import MAX_REACH, MIN_CLEARANCE, SHUT, WHITENING, EmptyGate
 
-PROFILE_VERSION = 6
+# 7: the glance's hues are of the window's right and lower part (`model.HUE_PART`), so a
+# profile learned on the whole window's would read with numbers it never learned.
+PROFILE_VERSION = 7
 STAGES = ("glance:empty", "glance:back", "glance:passing",
           "model:back", "model:cut", "model:empty", "card", "pair")
 
@@ -105,7 +107,8 @@ class Profile:
 _SCALARS = {"pose_floor": float, "likeness_floor": float, "held_views": int,
             "held_accepted": float, "held_wrong": int, "separation": float,
             "gate_reach": float, "gate_clearance": float}
-# Added to version 6 after it was first written: a profile without them loads, gate shut.
+# Added to version 6 after it was first written (so optional in 7 too): a profile without
+# them loads, gate shut.
 _GATE = {"gate_mean", "gate_whiten", "gate_others", "gate_reach", "gate_clearance"}
 _OPTIONAL = _GATE | {"likeness_floors"}
 _ARRAYS = [f.name for f in fields(Profile) if f.name not in _SCALARS and f.name != "thresholds"]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from vision.cards import ALL_CARDS, split_code
 from vision.geometry import to_window
+from vision.model import HUES, SATURATIONS, Prepared, kind_vector
 from vision.synth import NOMINAL, random_perturbation, render_window
 
 INDEX_LEAVING = 40  # window pixels: the index's top is out of the window past this
@@ -109,6 +112,23 @@ def test_a_surround_that_is_not_dark_does_not_change_the_reading(design):
             p = random_perturbation(rng, 0.4, surround=surround)
             reading = reader.read(render_window(deck, code, p, rng=rng))
             assert reading.card in (None, code), (surround, code, reading)
+
+
+@pytest.mark.parametrize("code", ["9S", "9C", "5D", "BACK", "CUT"])
+def test_the_glances_hues_are_the_cards_not_the_surrounds(vector_deck, code):
+    """A card in place shows the surround left of its edge and above its top: over a
+    colourful one (a table, a lit lip), the whole window's hues had the card model read
+    gnome-rheinland's 9S and 9C as 9D (5 of 104 faces over a mottled surround). The hue
+    histogram is of the window's right and lower part, which shows the card."""
+    hues = slice(7, 7 + HUES * SATURATIONS)  # after the 7 surface statistics
+
+    def glance(surround: str) -> np.ndarray:
+        window = render_window(vector_deck, code, replace(NOMINAL, surround=surround))
+        return kind_vector(Prepared(window))[hues]
+
+    dark = glance("interior")
+    for surround in ("mottled", "felt", "wood", "lit-lip"):
+        assert np.abs(glance(surround) - dark).max() < 0.05, surround
 
 
 def test_crop_window_cuts_the_calibrated_window(vector_deck, vector_reader):

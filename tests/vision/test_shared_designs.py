@@ -27,6 +27,8 @@ def test_every_shared_design_enrols_from_whole_faces_and_reads_its_cards(design)
     folder = decks_root() / design
     result = enrolment(folder, views=6)
     assert any("joker_1.png: a joker, not a card of the shoe" in n for n in result.notes)
+    # Whole faces never show the empty shoe: the operator is told to add it.
+    assert any(n.startswith("no empty*.png sample:") for n in result.notes)
     assert sorted(result.profile.card_classes[:52]) == sorted(ALL_CARDS)
     has_back = (folder / "back.png").exists()
     assert ("back" in result.profile.card_classes) == has_back

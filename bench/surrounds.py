@@ -1,0 +1,132 @@
+"""Surrounds benchmark: each design's cards, cut card and empty window over what a camera may
+see past the card's edge instead of the shoe's dark interior.
+
+A real camera at the shoe's mouth sees the lip of the shoe, lit or not, and past it the
+table: felt, wood, grey, a mottled mix. Each design is enrolled as in `bench.vision` (its
+faces and the same cut card colour, from the same per-design seed; no empty window sample,
+as an operator enrolling from the artwork has none), then `--views` views of every card and
+`--surfaces` cut card and empty windows are read across the whole envelope over each
+surround. A face read as another card is silent; so is a cut card or an empty window read
+as anything else but unknown. The empty windows show a surround that was never enrolled:
+`sabot enroll` says so, and asks for a picture of the empty window.
+Run: .venv/bin/python -m bench.surrounds [--views N] [--surfaces N] [--seed S] [--only NAME...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from bench.vision import design_seed, enrolment_dir, solid_colour
+from vision.cards import ALL_CARDS
+from vision.decks import decks_root, draw_cut, load_deck
+from vision.enrol import enrol
+from vision.reader import Reader, one_compute_thread
+from vision.synth import EMPTY, SURROUNDS, random_perturbation, render_window
+
+DESIGN_SEED = 20261201  # bench.vision's: the same cut card colour per design
+OTHER_SURROUNDS = tuple(s for s in SURROUNDS if s != "interior")
+
+
+def read_design(design: Path, views: int, surfaces: int, seed: int, progress) -> list[dict]:
+    """Enrol `design` as `bench.vision` does, then `read_surrounds`."""
+    colour = solid_colour(np.random.default_rng(design_seed(DESIGN_SEED, design.name)))
+    deck = load_deck(str(design))
+    deck.cards["CUT"] = draw_cut(colour)
+    with tempfile.TemporaryDirectory() as tmp:
+        reader = Reader(enrol(enrolment_dir(design, Path(tmp) / "samples", colour)))
+    task = progress.add_task(design.name, total=(52 * views + 2 * surfaces)
+                             * len(OTHER_SURROUNDS))
+    return read_surrounds(deck, reader, views, surfaces, seed,
+                          lambda: progress.advance(task))
+
+
+def read_surrounds(deck, reader: Reader, views: int, surfaces: int, seed: int,
+                   advance=lambda: None) -> list[dict]:
+    """One row per surround other than the interior: `views` views of every card and
+    `surfaces` cut card and empty windows across the whole envelope, as `reader` reads them."""
+    rng = np.random.default_rng(seed)
+    codes = [c for c in ALL_CARDS for _ in range(views)] + ["CUT", EMPTY] * surfaces
+    rows = []
+    for surround in OTHER_SURROUNDS:
+        row = {"name": deck.name, "surround": surround, "faces": 0, "right": 0,
+               "rejects": 0, "silent": [], "cut": 0, "cut_right": 0, "empty": 0,
+               "empty_right": 0, "surface_silent": []}
+        for code in codes:
+            window = render_window(deck, code, random_perturbation(rng, 1.0, surround=surround),
+                                   rng=rng)
+            window = cv2.resize(window, (128, 200)) if window.shape[:2] != (200, 128) else window
+            reading = reader.read(window)
+            advance()
+            if code in ("CUT", EMPTY):
+                kind = "cut" if code == "CUT" else "empty"
+                row[kind] += 1
+                row[f"{kind}_right"] += reading.kind == kind
+                if reading.kind not in (kind, "unknown"):
+                    row["surface_silent"].append(f"{code} read {reading.card or reading.kind}")
+                continue
+            row["faces"] += 1
+            if reading.kind != "face":
+                row["rejects"] += 1
+                if reading.kind in ("back", "cut", "empty"):
+                    row["silent"].append(f"{code} read {reading.kind}")
+            elif reading.card != code:
+                row["silent"].append(f"{code} read {reading.card}")
+            else:
+                row["right"] += 1
+        rows.append(row)
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--views", type=int, default=2, help="views of each card (2)")
+    parser.add_argument("--surfaces", type=int, default=10,
+                        help="cut card and empty windows of each per surround (10)")
+    parser.add_argument("--seed", type=int, default=5, help="of the views (5)")
+    parser.add_argument("--decks", type=Path, default=decks_root(), help="designs folder")
+    parser.add_argument("--only", nargs="*", default=[], metavar="NAME",
+                        help="only the designs whose name holds one of these")
+    args = parser.parse_args()
+    one_compute_thread()
+    designs = sorted(d for d in args.decks.iterdir() if d.is_dir()
+                     and (not args.only or any(part in d.name for part in args.only)))
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        rows = [row for d in designs
+                for row in read_design(d, args.views, args.surfaces, args.seed, progress)]
+    table = Table(title=f"over other surrounds ({args.views} views per card, {args.surfaces} "
+                        f"cut and empty windows per surround, seed {args.seed}, enrolled "
+                        "from faces)")
+    for column in ("design", "surround", "faces read", "rejects", "silent", "cut card",
+                   "empty (not enrolled)", "what was silent"):
+        table.add_column(column, justify="left" if column in ("design", "surround",
+                                                              "what was silent") else "right")
+
+    def add(name: str, surround: str, group: list[dict]) -> None:
+        faces = sum(r["faces"] for r in group)
+        silent = [s for r in group for s in r["silent"] + r["surface_silent"]]
+        table.add_row(
+            name, surround, f"{sum(r['right'] for r in group)}/{faces}",
+            str(sum(r["rejects"] for r in group)), str(len(silent)),
+            f"{sum(r['cut_right'] for r in group)}/{sum(r['cut'] for r in group)}",
+            f"{sum(r['empty_right'] for r in group)}/{sum(r['empty'] for r in group)}",
+            "; ".join(silent[:6]) + (" ..." if len(silent) > 6 else ""))
+
+    for row in rows:
+        add(row["name"], row["surround"], [row])
+    for surround in OTHER_SURROUNDS:
+        add("total", surround, [r for r in rows if r["surround"] == surround])
+    Console(width=200).print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
