@@ -306,12 +306,18 @@ class Pairs:
         """The least `lead` of class `best` over each rival (every other class scoring within
         max(PAIR_RIVALS, `margin`) of it), None when a rival has no direction (not a card, or
         not near enough at enrolment to get one) or there is no rival."""
-        within = max(PAIR_RIVALS, margin)
-        rivals = np.flatnonzero(scores >= scores[best] - within)
-        leads = [self.lead(embedded, best, int(r)) for r in rivals if r != best]
+        leads = self.leads(embedded, scores, best, margin)
         if not leads or any(lead is None for lead in leads):
             return None
         return min(leads)  # type: ignore[type-var]
+
+    def leads(self, embedded: np.ndarray, scores: np.ndarray, best: int,
+              margin: float) -> list[float | None]:
+        """The `lead` of class `best` over each rival (every other class scoring within
+        max(PAIR_RIVALS, `margin`) of it), None for a rival with no direction of its own."""
+        within = max(PAIR_RIVALS, margin)
+        rivals = np.flatnonzero(scores >= scores[best] - within)
+        return [self.lead(embedded, best, int(r)) for r in rivals if r != best]
 
 
 def learn_pairs(model: Model, cards: int, neighbours: int = PAIR_NEIGHBOURS) -> Pairs:

@@ -129,18 +129,28 @@ class Reader:
         like_floor = float(self._likeness_floors[number])
         least_score, least_margin = p.thresholds["card"]
         gated = score >= least_score and pose.score >= p.pose_floor and alike >= like_floor
-        # Nearest views that lead by less than the margin: told from each close rival by
-        # the two cards' own direction instead (calibrated as stage `pair`).
-        lead = None if not gated or margin >= least_margin else self._pairs.weakest_lead(
-            embedded, scores, number, least_margin)
-        if gated and (margin >= least_margin or (lead is not None
-                                                 and lead >= p.thresholds["pair"][0])):
+        # Each close rival (within PAIR_RIVALS, or the margin if wider) is told from the card
+        # by the two cards' own direction as well (calibrated as stage `pair`): nearest views
+        # that lead by less than the margin are read when it leads there by the pair floor,
+        # and nearest views that lead by the margin are not read when it points the other
+        # way. A gnome-atlasnye 5D, its zone found at scale 1.19 for 1.09, was read as 6D at
+        # 0.89, leading 5D by 0.05 (the margin 0.04) while their direction put it on 5D's
+        # side (-0.04); no right reading of 5,708 in `bench.vision` had a rival there.
+        leads = self._pairs.leads(embedded, scores, number, least_margin) if gated else []
+        known = [x for x in leads if x is not None]
+        # The rescue needs every close rival told apart; a veto, any one.
+        lead = min(leads) if leads and len(known) == len(leads) else None  # type: ignore
+        contrary = min(known, default=0.0) < 0.0
+        if gated and not contrary and (margin >= least_margin or (
+                lead is not None and lead >= p.thresholds["pair"][0])):
             rank, suit = split_code(name)  # type: ignore[misc]
             return Reading("face", name, rank, suit, score, at=pose.cy)
         why = (f"not sure: {name} {score:.2f} (needs {least_score:.2f}), ahead of "
                f"{runner_up} by {margin:.2f} (needs {least_margin:.2f}"
                + ("" if lead is None else f", or a lead of {p.thresholds['pair'][0]:.2f} "
                   f"over each close card: {lead:.2f}")
+               + (f"; a close card's own direction puts it on that card's side "
+                  f"({min(known):.2f})" if contrary else "")
                + f"), index found {pose.score:.2f} (needs {p.pose_floor:.2f}), looks like it "
                f"{alike:.2f} (needs {like_floor:.2f})")
         return Reading("unknown", score=score, reason=why)

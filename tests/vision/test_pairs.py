@@ -8,7 +8,7 @@ import pytest
 
 from vision.events import CardSeen
 from vision.model import Model, Pairs, learn_pairs
-from vision.synth import card_frames
+from vision.synth import NOMINAL, card_frames, render_window
 from vision.tracker import Tracker
 
 
@@ -76,3 +76,23 @@ def test_a_ten_told_from_its_other_suits_only_by_a_small_pip_is_read_in_its_pass
                   for e in tracker.feed(w, card_present=present)]
         events += tracker.feed(np.zeros((200, 128, 3), np.uint8), card_present=False)
         assert events[:1] == [CardSeen(code, False, events[0].frame_index)] and len(events) == 1
+
+
+@pytest.mark.parametrize("leads, read", [([-0.04], False), ([0.0], True), ([0.5], True),
+                                         ([None], True), ([None, -0.04, None], False)])
+def test_a_card_whose_pair_direction_points_to_a_close_rival_is_not_read(
+        leads, read, mocker, vector_deck, vector_reader):
+    """Found with `bench.surrounds`: a gnome-atlasnye 5D, its zone found at scale 1.19 for
+    1.09, was read as 6D at 0.89, its nearest views leading 5D's by 0.05 against a margin of
+    0.04, while the two cards' own direction put it on 5D's side (-0.04; two other close
+    cards had no direction of their own). Nearest views that lead by the margin are read
+    only when no close rival's direction points the other way (None: that rival has no
+    direction, as before)."""
+    window = render_window(vector_deck, "7H", NOMINAL)
+    assert vector_reader.read(window).card == "7H"
+    asked = mocker.patch.object(Pairs, "leads", return_value=leads)
+    reading = vector_reader.read(window)
+    assert asked.called
+    assert (reading.card == "7H") is read
+    if not read:
+        assert reading.kind == "unknown" and "on that card's side (-0.04)" in reading.reason
