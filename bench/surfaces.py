@@ -22,17 +22,15 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.vision import OTHERS, design_seed, enrolment_dir, solid_colour
+from bench.vision import DEFAULT_SEED, OTHERS, design_seed, enrolment_dir, solid_colour
 from vision.decks import decks_root, draw_cut, load_deck
 from vision.enrol import enrol
 from vision.reader import Reader, one_compute_thread
 from vision.synth import random_perturbation, render_window
 
-DESIGN_SEED = 20261201  # bench.vision's: the same cut card colour per design
-
 
 def read_surfaces(design: Path, per_kind: int, seed: int, progress) -> dict:
-    colour = solid_colour(np.random.default_rng(design_seed(DESIGN_SEED, design.name)))
+    colour = solid_colour(np.random.default_rng(design_seed(DEFAULT_SEED, design.name)))
     deck = load_deck(str(design))
     deck.cards["CUT"] = draw_cut(colour)
     with tempfile.TemporaryDirectory() as tmp:

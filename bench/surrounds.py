@@ -1,15 +1,17 @@
-"""Surrounds benchmark: each design's cards, cut card and empty window over what a camera may
-see past the card's edge instead of the shoe's dark interior.
+"""Surrounds benchmark: every design read over what a camera may see past the card instead of
+the shoe's dark interior.
 
 A real camera at the shoe's mouth sees the lip of the shoe, lit or not, and past it the
 table: felt, wood, grey, a mottled mix. Each design is enrolled as in `bench.vision` (its
 faces and the same cut card colour, from the same per-design seed; no empty window sample,
 as an operator enrolling from the artwork has none), then `--views` views of every card and
 `--surfaces` cut card and empty windows are read across the whole envelope over each
-surround. A face read as another card is silent; so is a cut card or an empty window read
-as anything else but unknown. The empty windows show a surround that was never enrolled:
-`sabot enroll` says so, and asks for a picture of the empty window.
-Run: .venv/bin/python -m bench.surrounds [--views N] [--surfaces N] [--seed S] [--only NAME...]
+surround. Faces: read right, unknown, read wrong (as another card, or as a back, cut card or
+empty window: silent). Cut cards and empty windows: right, and silent (read as anything but
+unknown). The empty windows show a surround that was never enrolled: `sabot enroll` says
+so, and asks for a picture of the empty window.
+Run: .venv/bin/python -m bench.surrounds [--views N] [--surfaces N] [--seed S]
+     [--decks DIR] [--only NAME...]
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -25,20 +28,20 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.vision import design_seed, enrolment_dir, solid_colour
+from bench.vision import DEFAULT_SEED, design_seed, enrolment_dir, solid_colour
 from vision.cards import ALL_CARDS
 from vision.decks import decks_root, draw_cut, load_deck
 from vision.enrol import enrol
 from vision.reader import Reader, one_compute_thread
 from vision.synth import EMPTY, SURROUNDS, random_perturbation, render_window
 
-DESIGN_SEED = 20261201  # bench.vision's: the same cut card colour per design
 OTHER_SURROUNDS = tuple(s for s in SURROUNDS if s != "interior")
 
 
 def read_design(design: Path, views: int, surfaces: int, seed: int, progress) -> list[dict]:
     """Enrol `design` as `bench.vision` does, then `read_surrounds`."""
-    colour = solid_colour(np.random.default_rng(design_seed(DESIGN_SEED, design.name)))
+    # bench.vision's cut card colour for this design
+    colour = solid_colour(np.random.default_rng(design_seed(DEFAULT_SEED, design.name)))
     deck = load_deck(str(design))
     deck.cards["CUT"] = draw_cut(colour)
     with tempfile.TemporaryDirectory() as tmp:
@@ -58,7 +61,7 @@ def read_surrounds(deck, reader: Reader, views: int, surfaces: int, seed: int,
     rows = []
     for surround in OTHER_SURROUNDS:
         row = {"name": deck.name, "surround": surround, "faces": 0, "right": 0,
-               "rejects": 0, "silent": [], "cut": 0, "cut_right": 0, "empty": 0,
+               "unknown": 0, "silent": [], "cut": 0, "cut_right": 0, "empty": 0,
                "empty_right": 0, "surface_silent": []}
         for code in codes:
             window = render_window(deck, code, random_perturbation(rng, 1.0, surround=surround),
@@ -74,12 +77,10 @@ def read_surrounds(deck, reader: Reader, views: int, surfaces: int, seed: int,
                     row["surface_silent"].append(f"{code} read {reading.card or reading.kind}")
                 continue
             row["faces"] += 1
-            if reading.kind != "face":
-                row["rejects"] += 1
-                if reading.kind in ("back", "cut", "empty"):
-                    row["silent"].append(f"{code} read {reading.kind}")
-            elif reading.card != code:
-                row["silent"].append(f"{code} read {reading.card}")
+            if reading.kind == "unknown":
+                row["unknown"] += 1
+            elif reading.card != code:  # another card, or a back, cut card or empty window
+                row["silent"].append(f"{code} read {reading.card or reading.kind}")
             else:
                 row["right"] += 1
         rows.append(row)
@@ -87,12 +88,13 @@ def read_surrounds(deck, reader: Reader, views: int, surfaces: int, seed: int,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--views", type=int, default=2, help="views of each card (2)")
     parser.add_argument("--surfaces", type=int, default=10,
                         help="cut card and empty windows of each per surround (10)")
     parser.add_argument("--seed", type=int, default=5, help="of the views (5)")
-    parser.add_argument("--decks", type=Path, default=decks_root(), help="designs folder")
+    parser.add_argument("--decks", type=Path, default=decks_root(),
+                        help="designs folder (default: ../shared/decks)")
     parser.add_argument("--only", nargs="*", default=[], metavar="NAME",
                         help="only the designs whose name holds one of these")
     args = parser.parse_args()
@@ -105,20 +107,21 @@ def main() -> int:
     table = Table(title=f"over other surrounds ({args.views} views per card, {args.surfaces} "
                         f"cut and empty windows per surround, seed {args.seed}, enrolled "
                         "from faces)")
-    for column in ("design", "surround", "faces read", "rejects", "silent", "cut card",
-                   "empty (not enrolled)", "what was silent"):
+    for column in ("design", "surround", "faces read", "unknown", "read wrong", "cut card",
+                   "empty (not enrolled)", "cut/empty silent", "what was wrong"):
         table.add_column(column, justify="left" if column in ("design", "surround",
-                                                              "what was silent") else "right")
+                                                              "what was wrong") else "right")
 
     def add(name: str, surround: str, group: list[dict]) -> None:
-        faces = sum(r["faces"] for r in group)
-        silent = [s for r in group for s in r["silent"] + r["surface_silent"]]
+        wrong = [s for r in group for s in r["silent"]]
+        surfaces = [s for r in group for s in r["surface_silent"]]
         table.add_row(
-            name, surround, f"{sum(r['right'] for r in group)}/{faces}",
-            str(sum(r["rejects"] for r in group)), str(len(silent)),
+            name, surround, f"{sum(r['right'] for r in group)}/{sum(r['faces'] for r in group)}",
+            str(sum(r["unknown"] for r in group)), str(len(wrong)),
             f"{sum(r['cut_right'] for r in group)}/{sum(r['cut'] for r in group)}",
             f"{sum(r['empty_right'] for r in group)}/{sum(r['empty'] for r in group)}",
-            "; ".join(silent[:6]) + (" ..." if len(silent) > 6 else ""))
+            str(len(surfaces)),
+            "; ".join(wrong + sorted(f"{n} {what}" for what, n in Counter(surfaces).items())))
 
     for row in rows:
         add(row["name"], row["surround"], [row])

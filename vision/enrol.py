@@ -377,8 +377,8 @@ def _builtin_empty() -> Source:
 # a brown cut card (a last coup called with none drawn, on a shoe without a card sensor).
 NO_EMPTY_NOTE = ("no empty*.png sample: the empty shoe is taken to be dark grey. If this "
                  "shoe's camera sees anything else with no card (a lit lip, the table), an "
-                 "empty window may read as unknown or, where it looks like the cut card, as "
-                 "the cut card: add a picture of the empty window (`sabot enroll "
+                 "empty window may read as unknown or, where it looks like the cut card or "
+                 "the back, as that: add a picture of the empty window (`sabot enroll "
                  "--recording` takes one from the recording)")
 INTERIOR_CAST = 0.08  # an interior not sampled is dark grey give or take this per channel
 

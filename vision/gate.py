@@ -46,6 +46,8 @@ MAX_REACH = 50.0
 # numbers lie within this many reaches of the empty windows': the models weigh hundreds of
 # numbers, and a window with no edge in it (a bright pink cut card filling the window, its
 # glare the only shape) once came nearest the empty windows there, 23 spreads from them.
+# An empty shoe seen that far off (a light gone, a table never enrolled) is unknown too: the
+# reader does not know it. Enrolment's figures (held_accepted) do not count this check.
 LIKE_EMPTY = 1.4
 
 

@@ -75,10 +75,12 @@ def blank_of_ink(prepared: Prepared) -> bool:
 HUES, SATURATIONS = 12, 3
 # The hue histogram is taken from the window's right and lower part only (in thumbnail
 # pixels: right of its first quarter, below its first fifth). A card in place shows the
-# surround left of its edge and above its top there, the shoe's and not the design's: over
-# a colourful surround (a table, the mottled lip of `synth.SURROUNDS`) the whole window's
-# hues had the card model read 5 of 104 gnome-rheinland faces as another (9S, 9C as 9D), and
-# 2 of 104 of gnome-berlin's; with its right and lower part, none.
+# surround left of its edge and above its top, the shoe's and not the design's: over a
+# colourful surround (a table, the mottled lip of `synth.SURROUNDS`) the whole window's hues
+# had the card model read 5 of 104 gnome-rheinland faces as another (9S, 9C as 9D), and 1-2
+# of gnome-berlin's; with its right and lower part, none. At nominal that part shows only
+# the card; at the envelope's corners (scale 0.8, shifted 6% down and right) a strip of the
+# surround a few pixels wide is still in it.
 HUE_PART = (4, 5)  # (leave out 1/4 of the width, 1/5 of the height)
 
 

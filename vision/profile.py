@@ -18,9 +18,8 @@ Stored as one NumPy .npz archive (no pickles) holding:
   pose_floor       float: a card is read only where its index zone matched at least this well
   likeness         (52, 1008) float32 each card's mean zone ink (`model.likeness_vector`)
   likeness_floor   float: ... and only when the zone looks at least this much like that card
-  likeness_floors  (52,) float32, optional: the same per card, at most likeness_floor (lower for
-                   a card whose own views vary, as a court card's art beside its index);
-                   absent from a profile enrolled before it (likeness_floor for every card)
+  likeness_floors  (52,) float32: the same per card, at most likeness_floor (lower for
+                   a card whose own views vary, as a court card's art beside its index)
   pair_index (P, 2) int32, pair_directions (P, d) float32, pair_middles (P,) float32,
   pair_halves (P,) float32: for a card and each of the cards nearest it, the direction in
                    the card model's projected space that tells the two apart (`model.Pairs`);
@@ -30,8 +29,8 @@ Stored as one NumPy .npz archive (no pickles) holding:
                    calibration found (views read, share accepted, read wrong, and how far the
                    1st percentile of right readings' scores lies above the best wrong one)
   gate_mean (6,), gate_whiten (6, 6), gate_others (M, 6) float64, gate_reach,
-  gate_clearance float: the empty-window gate (`vision.gate`); absent from a profile
-                   enrolled before it (the gate is then shut: every window read in full)
+  gate_clearance float: the empty-window gate (`vision.gate`); reach 0 when too few empty
+                   windows were learned (the gate shut: every window read in full)
 """
 
 from __future__ import annotations
@@ -78,8 +77,9 @@ class Profile:
     held_accepted: float = 0.0
     held_wrong: int = 0
     separation: float = 0.0
-    # The empty-window gate (`vision.gate`); a profile enrolled before it has none (reach 0:
-    # every window is read in full, as then).
+    # The empty-window gate (`vision.gate`) and the per-card floors: every saved profile has
+    # them (`load_profile` refuses one without); a Profile made in code without them has the
+    # gate shut (reach 0: every window read in full) and the design's floor for every card.
     gate_mean: np.ndarray = field(default_factory=lambda: SHUT.mean)
     gate_whiten: np.ndarray = field(default_factory=lambda: SHUT.whiten)
     gate_others: np.ndarray = field(default_factory=lambda: SHUT.others)
@@ -107,10 +107,7 @@ class Profile:
 _SCALARS = {"pose_floor": float, "likeness_floor": float, "held_views": int,
             "held_accepted": float, "held_wrong": int, "separation": float,
             "gate_reach": float, "gate_clearance": float}
-# Added to version 6 after it was first written (so optional in 7 too): a profile without
-# them loads, gate shut.
 _GATE = {"gate_mean", "gate_whiten", "gate_others", "gate_reach", "gate_clearance"}
-_OPTIONAL = _GATE | {"likeness_floors"}
 _ARRAYS = [f.name for f in fields(Profile) if f.name not in _SCALARS and f.name != "thresholds"]
 _SHAPES = {"templates": 3, "likeness": 2, "pair_index": 2, "pair_directions": 2,
            "pair_middles": 1, "pair_halves": 1, "gate_mean": 1, "gate_whiten": 2,
@@ -127,9 +124,7 @@ def save_profile(profile: Profile, path: str | Path) -> Path:
             file,
             version=np.int32(PROFILE_VERSION),
             **{name: np.asarray(getattr(profile, name)) for name in _SCALARS},
-            # Per-card floors left empty (a profile loaded without them) stay absent.
-            **{name: getattr(profile, name) for name in _ARRAYS
-               if name != "likeness_floors" or len(profile.likeness_floors)},
+            **{name: getattr(profile, name) for name in _ARRAYS},
             stages=np.array(STAGES),
             thresholds=np.array([profile.thresholds[stage] for stage in STAGES], np.float64),
         )
@@ -146,10 +141,16 @@ def load_profile(path: str | Path) -> Profile:
             if version != PROFILE_VERSION:
                 raise ProfileError(f"{file}: profile version {version}, expected "
                                    f"{PROFILE_VERSION} (enrol the design again)")
-            arrays = {name: data[name] for name in _ARRAYS
-                      if name in data.files or name not in _OPTIONAL}
-            scalars = {name: kind(data[name]) for name, kind in _SCALARS.items()
-                       if name in data.files or name not in _OPTIONAL}
+            # Version 6 had the gate and the per-card floors added after it was first
+            # written, and loaded without them; a version 7 profile always has them, and
+            # without the gate the reader would know nothing of the empty shoe's colour.
+            lacking = [name for name in (*_ARRAYS, *_SCALARS, "stages", "thresholds")
+                       if name not in data.files]
+            if lacking:
+                raise ProfileError(f"{file}: not a whole profile: it lacks "
+                                   f"{', '.join(lacking)} (enrol the design again)")
+            arrays = {name: data[name] for name in _ARRAYS}
+            scalars = {name: kind(data[name]) for name, kind in _SCALARS.items()}
             stages, thresholds = data["stages"], data["thresholds"]
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as error:
         if isinstance(error, ProfileError):
@@ -161,6 +162,8 @@ def load_profile(path: str | Path) -> Profile:
                            f"{', '.join(STAGES)}")
     if not np.all(np.isfinite(thresholds)):
         raise ProfileError(f"{file}: thresholds holds values that are not finite")
+    if thresholds[STAGES.index("pair")][0] < 0:  # a negative lead says the rival's card
+        raise ProfileError(f"{file}: the pair stage's least lead is below 0")
     by_stage = {stage: (float(score), float(margin))
                 for stage, (score, margin) in zip(STAGES, thresholds, strict=True)}
     return Profile(**arrays, **scalars, thresholds=by_stage)
@@ -169,8 +172,6 @@ def load_profile(path: str | Path) -> Profile:
 def _check(file: Path, arrays: dict, scalars: dict) -> None:
     """A damaged profile is refused here, naming what is wrong, not at the first frame."""
     for name, dims in _SHAPES.items():
-        if name not in arrays:  # an optional one (_OPTIONAL), absent
-            continue
         if arrays[name].ndim != dims:
             raise ProfileError(f"{file}: {name} has {arrays[name].ndim} dimensions, not {dims}")
         if arrays[name].dtype.kind == "f" and not np.all(np.isfinite(arrays[name])):
@@ -187,9 +188,9 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
     codes = sum(split_code(str(c)) is not None for c in arrays["card_classes"])
     if len(arrays["likeness"]) != codes:
         raise ProfileError(f"{file}: likeness does not have one row per card")
-    floors = arrays.get("likeness_floors")
-    if floors is not None and (len(floors) != codes or np.any(floors < -1)
-                               or np.any(floors > scalars["likeness_floor"] + 1e-6)):
+    floors = arrays["likeness_floors"]
+    if (len(floors) != codes or np.any(floors < -1)
+            or np.any(floors > scalars["likeness_floor"] + 1e-6)):
         raise ProfileError(f"{file}: likeness_floors is not one floor per card between -1 "
                            "and likeness_floor")
     pairs, directions = arrays["pair_index"], arrays["pair_directions"]
@@ -200,14 +201,10 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
         raise ProfileError(f"{file}: the pairs of cards do not fit the card model")
     for name in ("pose_floor", "likeness_floor", "held_accepted", "separation", "gate_reach",
                  "gate_clearance"):
-        if name in scalars and not np.isfinite(scalars[name]):
+        if not np.isfinite(scalars[name]):
             raise ProfileError(f"{file}: {name} is not a finite number")
-    gate = _GATE & (arrays.keys() | scalars.keys())
-    if gate and gate != _GATE:
-        raise ProfileError(f"{file}: the empty-window gate lacks "
-                           f"{', '.join(sorted(_GATE - gate))}")
-    if gate and (arrays["gate_mean"].shape != (6,) or arrays["gate_whiten"].shape != (6, 6)
-                 or arrays["gate_others"].shape[1:] != (6,)):
+    if (arrays["gate_mean"].shape != (6,) or arrays["gate_whiten"].shape != (6, 6)
+            or arrays["gate_others"].shape[1:] != (6,)):
         raise ProfileError(f"{file}: the empty-window gate (gate_mean, gate_whiten, "
                            "gate_others) is not of six numbers")
     # A whitening that squeezes some direction flat, a reach far past any the empty windows
@@ -215,8 +212,8 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
     # as the empty shoe that are not: cards missed. A learned whitening stretches no
     # direction (the camera's noise is in the covariance) and squeezes none below a spread
     # of a thousand grey levels.
-    stretches = np.linalg.svd(arrays["gate_whiten"], compute_uv=False) if gate else None
-    if gate and scalars["gate_reach"] > 0 and (
+    stretches = np.linalg.svd(arrays["gate_whiten"], compute_uv=False)
+    if scalars["gate_reach"] > 0 and (
             scalars["gate_clearance"] < MIN_CLEARANCE or scalars["gate_reach"] > MAX_REACH
             or stretches.min() < WHITENING[0] or stretches.max() > WHITENING[1]):
         raise ProfileError(f"{file}: the empty-window gate (gate_whiten, gate_reach, "

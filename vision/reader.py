@@ -135,7 +135,8 @@ class Reader:
         # and nearest views that lead by the margin are not read when it points the other
         # way. A gnome-atlasnye 5D, its zone found at scale 1.19 for 1.09, was read as 6D at
         # 0.89, leading 5D by 0.05 (the margin 0.04) while their direction put it on 5D's
-        # side (-0.04); no right reading of 5,708 in `bench.vision` had a rival there.
+        # side (-0.04); no right reading of 5,708 in `bench.vision` had a rival there
+        # (enrolment's figures, held_accepted, do not count the veto).
         leads = self._pairs.leads(embedded, scores, number, least_margin) if gated else []
         known = [x for x in leads if x is not None]
         # The rescue needs every close rival told apart; a veto, any one.

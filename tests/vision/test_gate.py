@@ -16,7 +16,7 @@ from vision.decks import draw_cut
 from vision.enrol import enrolment
 from vision.errors import ProfileError
 from vision.features import thumbnail
-from vision.gate import MIN_CLEARANCE, SHUT, gate_vector, learn_gate, plain
+from vision.gate import MIN_CLEARANCE, SHUT, EmptyGate, gate_vector, learn_gate, plain
 from vision.geometry import to_window
 from vision.profile import load_profile, save_profile
 from vision.reader import Reader
@@ -112,14 +112,14 @@ def _saved_without_gate(profile, path):
     return path
 
 
-def test_a_profile_enrolled_before_the_gate_loads_with_it_shut_and_reads_empty_in_full(
-        tmp_path, vector_deck, vector_profile):
-    old = load_profile(_saved_without_gate(vector_profile, tmp_path / "old.npz"))
-    assert old.gate.reach == 0.0
-    rng = np.random.default_rng(11)
-    readings = [Reader(old).read(render_window(vector_deck, EMPTY, random_perturbation(rng, 0.3),
-                                                rng=rng)) for _ in range(10)]
-    assert [r.kind for r in readings].count("empty") >= 8
+def test_a_profile_without_its_gate_is_refused_naming_what_it_lacks(tmp_path,
+                                                                   vector_profile):
+    """Version 6 loaded without the gate, shut; without it the reader knows nothing of the
+    empty shoe's colour, and no stage could be kept from reading a pink cut card as the
+    empty window (`resembles_empty`). A version 7 profile always has it."""
+    with pytest.raises(ProfileError, match="lacks gate_mean, gate_whiten, gate_others, "
+                                           "gate_reach, gate_clearance"):
+        load_profile(_saved_without_gate(vector_profile, tmp_path / "old.npz"))
 
 
 def test_a_profile_round_trips_its_gate(tmp_path, vector_profile):
@@ -152,7 +152,7 @@ def test_a_profile_with_part_of_the_gate_is_refused(tmp_path, vector_profile):
     with np.load(path) as data:
         arrays = {k: v for k, v in data.items() if k != "gate_others"}
     np.savez(path.open("wb"), **arrays)
-    with pytest.raises(ProfileError, match="the empty-window gate lacks gate_others"):
+    with pytest.raises(ProfileError, match="lacks gate_others .enrol the design again"):
         load_profile(path)
 
 
@@ -218,6 +218,9 @@ def test_no_stage_reads_a_window_far_from_the_empty_shoes_colour_as_empty(stage,
     assert pink.kind == "unknown"
     if stage == "model":  # the glance refused, the window is read in full (here: a blank face)
         assert "colour" in pink.reason
+    # An empty window, kept from the gate, is still read empty by that stage: the check
+    # lets the empty shoe's colour through.
+    mocker.patch.object(EmptyGate, "passes", return_value=False)
     rng = np.random.default_rng(13)
     empty = render_window(vector_deck, EMPTY, random_perturbation(rng, 0.3), rng=rng)
     assert vector_reader.read(empty).kind == "empty"

@@ -96,3 +96,15 @@ def test_a_card_whose_pair_direction_points_to_a_close_rival_is_not_read(
     assert (reading.card == "7H") is read
     if not read:
         assert reading.kind == "unknown" and "on that card's side (-0.04)" in reading.reason
+
+
+@pytest.mark.parametrize("leads, read", [([5.0], True), ([5.0, 5.0], True), ([5.0, None], False),
+                                         ([5.0, -0.1], False), ([0.0], False)])
+def test_a_card_leading_by_less_than_the_margin_is_read_when_every_close_card_is_told_apart(
+        leads, read, mocker, vector_deck, vector_reader):
+    """The close pairs' rescue, as before the veto: every close rival needs a direction, and
+    the least lead must reach the stage `pair`'s floor (5.0 is past any; 0.0 below all)."""
+    window = render_window(vector_deck, "7H", NOMINAL)
+    mocker.patch("vision.reader.ranked", return_value=("7H", 0.99, 0.0, "8H"))
+    mocker.patch.object(Pairs, "leads", return_value=leads)
+    assert (vector_reader.read(window).card == "7H") is read

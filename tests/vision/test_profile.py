@@ -24,6 +24,10 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     (lambda p: {"pose_floor": float("nan")}, "pose_floor is not a finite number"),
     (lambda p: {"thresholds": p.thresholds | {"card": (float("nan"), 0.1)}},
      "thresholds holds values that are not finite"),
+    # A negative least lead would let the close pairs' rescue accept a card that its own
+    # rival's direction says is the rival (the reader's veto takes a lead below 0 as that).
+    (lambda p: {"thresholds": p.thresholds | {"pair": (-0.1, 0.0)}},
+     "the pair stage's least lead is below 0"),
     (lambda p: {"card_mean": p.card_mean * np.nan}, "card_mean holds values that are not"),
     (lambda p: {"card_labels": p.card_labels[::-1].copy()}, "labels do not index every class"),
     (lambda p: {"card_views": p.card_views[:, :3]}, "arrays do not fit together"),
@@ -85,16 +89,14 @@ def test_each_card_has_a_likeness_floor_of_its_own_between_half_the_design_s_and
     assert np.array_equal(vector_profile.card_likeness_floors, floors.astype(np.float64))
 
 
-def test_a_profile_enrolled_before_the_per_card_floors_holds_every_card_to_the_design_s(
-        tmp_path, vector_profile):
+def test_a_profile_without_its_per_card_floors_is_refused_naming_them(tmp_path,
+                                                                   vector_profile):
+    """Version 6 loaded without them (they were added after it was first written);
+    a version 7 profile always has them."""
     path = _saved_with(vector_profile, tmp_path / "older.npz",
                        lambda arrays: arrays.pop("likeness_floors"))
-    older = load_profile(path)
-    assert len(older.likeness_floors) == 0
-    assert np.all(older.card_likeness_floors == vector_profile.likeness_floor)
-    # Saved again (as `sabot enroll` never does, but a tool may), it still loads the same.
-    again = load_profile(save_profile(older, tmp_path / "again.npz"))
-    assert len(again.likeness_floors) == 0
+    with pytest.raises(ProfileError, match="lacks likeness_floors .enrol the design again"):
+        load_profile(path)
 
 
 def test_the_reader_holds_each_card_to_its_own_likeness_floor(vector_profile, vector_deck):
