@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 import cv2
@@ -22,19 +21,13 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.vision import DEFAULT_SEED, OTHERS, design_seed, enrolment_dir, solid_colour
-from vision.decks import decks_root, draw_cut, load_deck
-from vision.enrol import enrol
-from vision.reader import Reader, one_compute_thread
+from bench.vision import OTHERS, add_design_choice, chosen_designs, enrolled_as_benchmarked
+from vision.reader import one_compute_thread
 from vision.synth import random_perturbation, render_window
 
 
 def read_surfaces(design: Path, per_kind: int, seed: int, progress) -> dict:
-    colour = solid_colour(np.random.default_rng(design_seed(DEFAULT_SEED, design.name)))
-    deck = load_deck(str(design))
-    deck.cards["CUT"] = draw_cut(colour)
-    with tempfile.TemporaryDirectory() as tmp:
-        reader = Reader(enrol(enrolment_dir(design, Path(tmp) / "samples", colour)))
+    deck, reader, colour = enrolled_as_benchmarked(design)
     has_back = (design / "back.png").exists()
     codes = [k for k in OTHERS for _ in range(per_kind) if k != "BACK" or has_back]
     rng = np.random.default_rng(seed)
@@ -60,13 +53,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-kind", type=int, default=100, help="windows of each (100)")
     parser.add_argument("--seed", type=int, default=99, help="of the views (99)")
-    parser.add_argument("--decks", type=Path, default=decks_root(), help="designs folder")
-    parser.add_argument("--only", nargs="*", default=[], metavar="NAME",
-                        help="only the designs whose name holds one of these")
+    add_design_choice(parser)
     args = parser.parse_args()
     one_compute_thread()
-    designs = sorted(d for d in args.decks.iterdir() if d.is_dir()
-                     and (not args.only or any(part in d.name for part in args.only)))
+    designs = chosen_designs(args)
     with Progress(console=Console(stderr=True), transient=True) as progress:
         rows = [read_surfaces(d, args.per_kind, args.seed, progress) for d in designs]
     table = Table(title=f"backs, cut cards and empty windows ({args.per_kind} of each per "

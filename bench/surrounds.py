@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -28,10 +27,8 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.vision import DEFAULT_SEED, design_seed, enrolment_dir, solid_colour
+from bench.vision import add_design_choice, chosen_designs, enrolled_as_benchmarked
 from vision.cards import ALL_CARDS
-from vision.decks import decks_root, draw_cut, load_deck
-from vision.enrol import enrol
 from vision.reader import Reader, one_compute_thread
 from vision.synth import EMPTY, SURROUNDS, random_perturbation, render_window
 
@@ -40,12 +37,7 @@ OTHER_SURROUNDS = tuple(s for s in SURROUNDS if s != "interior")
 
 def read_design(design: Path, views: int, surfaces: int, seed: int, progress) -> list[dict]:
     """Enrol `design` as `bench.vision` does, then `read_surrounds`."""
-    # bench.vision's cut card colour for this design
-    colour = solid_colour(np.random.default_rng(design_seed(DEFAULT_SEED, design.name)))
-    deck = load_deck(str(design))
-    deck.cards["CUT"] = draw_cut(colour)
-    with tempfile.TemporaryDirectory() as tmp:
-        reader = Reader(enrol(enrolment_dir(design, Path(tmp) / "samples", colour)))
+    deck, reader, _ = enrolled_as_benchmarked(design)
     task = progress.add_task(design.name, total=(52 * views + 2 * surfaces)
                              * len(OTHER_SURROUNDS))
     return read_surrounds(deck, reader, views, surfaces, seed,
@@ -93,14 +85,10 @@ def main() -> int:
     parser.add_argument("--surfaces", type=int, default=10,
                         help="cut card and empty windows of each per surround (10)")
     parser.add_argument("--seed", type=int, default=5, help="of the views (5)")
-    parser.add_argument("--decks", type=Path, default=decks_root(),
-                        help="designs folder (default: ../shared/decks)")
-    parser.add_argument("--only", nargs="*", default=[], metavar="NAME",
-                        help="only the designs whose name holds one of these")
+    add_design_choice(parser)
     args = parser.parse_args()
     one_compute_thread()
-    designs = sorted(d for d in args.decks.iterdir() if d.is_dir()
-                     and (not args.only or any(part in d.name for part in args.only)))
+    designs = chosen_designs(args)
     with Progress(console=Console(stderr=True), transient=True) as progress:
         rows = [row for d in designs
                 for row in read_design(d, args.views, args.surfaces, args.seed, progress)]

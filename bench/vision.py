@@ -31,7 +31,7 @@ from controller.service.enrol_recording import ORDERS, parse_order, write_record
 from controller.service.recording import open_recording
 from controller.sim.recording import write_synthetic_recording
 from vision.cards import ALL_CARDS, split_code
-from vision.decks import decks_root, draw_cut, load_deck
+from vision.decks import Deck, decks_root, draw_cut, load_deck
 from vision.enrol import enrol
 from vision.reader import Reader, one_compute_thread
 from vision.synth import EMPTY, random_perturbation, render_window
@@ -77,6 +77,31 @@ def recorded_dir(deck, has_back: bool, out: Path, seed: int) -> Path:
     samples = out / "samples"
     write_recorded_samples(open_recording(recording), parse_order(order), samples, window)
     return samples
+
+
+def add_design_choice(parser: argparse.ArgumentParser) -> None:
+    """--decks and --only, as every per-design benchmark takes them (`chosen_designs`)."""
+    parser.add_argument("--decks", type=Path, default=decks_root(),
+                        help="designs folder (default: ../shared/decks)")
+    parser.add_argument("--only", nargs="*", default=[], metavar="NAME",
+                        help="only the designs whose name holds one of these")
+
+
+def chosen_designs(args: argparse.Namespace) -> list[Path]:
+    """The design folders `add_design_choice`'s arguments name, in name order."""
+    return sorted(d for d in args.decks.iterdir() if d.is_dir()
+                  and (not args.only or any(part in d.name for part in args.only)))
+
+
+def enrolled_as_benchmarked(design: Path) -> tuple[Deck, Reader, tuple[int, int, int]]:
+    """`design`'s deck with its cut card, and a reader enrolled from its faces, as this
+    benchmark does at its default seed (the same cut card colour), and that colour."""
+    colour = solid_colour(np.random.default_rng(design_seed(DEFAULT_SEED, design.name)))
+    deck = load_deck(str(design))
+    deck.cards["CUT"] = draw_cut(colour)
+    with tempfile.TemporaryDirectory() as tmp:
+        reader = Reader(enrol(enrolment_dir(design, Path(tmp) / "samples", colour)))
+    return deck, reader, colour
 
 
 def bench_design(deck_dir: Path, views: int, severity: float, seed: int, progress,
@@ -149,7 +174,6 @@ def main() -> int:
     parser.add_argument("--views", type=int, default=10, help="views per card (default 10)")
     parser.add_argument("--severity", type=float, default=1.0, help="of the envelope (1.0)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--decks", type=Path, default=decks_root(), help="designs folder")
     parser.add_argument("--misses", action="store_true",
                         help="list the silent errors and the backs, cuts, empties missed")
     parser.add_argument("--from", dest="source", choices=("faces", "recording"),
@@ -158,13 +182,11 @@ def main() -> int:
     parser.add_argument("--surfaces", type=int, default=None, metavar="N",
                         help="back, cut and empty windows of each per design (default twice "
                         "--views): their silent errors are a thin tail")
-    parser.add_argument("--only", nargs="*", default=[], metavar="NAME",
-                        help="only the designs whose name holds one of these")
+    add_design_choice(parser)
     args = parser.parse_args()
     cv2.setRNGSeed(args.seed)
     one_compute_thread()  # as the service runs it
-    designs = sorted(d for d in args.decks.iterdir() if d.is_dir()
-                     and (not args.only or any(part in d.name for part in args.only)))
+    designs = chosen_designs(args)
     rows = []
     with Progress(console=Console(stderr=True), transient=True) as progress:
         for design in designs:  # each design's own seed: the same with or without --only

@@ -82,8 +82,8 @@ class EmptyGate:
 
     def resembles_empty(self, numbers: np.ndarray) -> bool:
         """Whether a window's six numbers (`gate_vector`) lie within LIKE_EMPTY reaches of
-        the empty windows', as anything read as empty must. A profile without a learned gate
-        knows nothing of them: anything does."""
+        the empty windows', as anything read as empty must. A shut gate (too few empty
+        windows learned, reach 0) knows nothing of them: anything does."""
         if self.reach <= 0:
             return True
         z = self.whitened(numbers)[0]
