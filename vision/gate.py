@@ -70,6 +70,12 @@ class EmptyGate:
     clearance: float
     others: np.ndarray
 
+    def __post_init__(self) -> None:
+        # In float64 once (a profile keeps float32): the check of one window is then a few
+        # small products, with nothing converted (most frames are empty: `passes`).
+        for name in ("mean", "whiten", "others"):
+            object.__setattr__(self, name, np.asarray(getattr(self, name), np.float64))
+
     def whitened(self, vectors: np.ndarray) -> np.ndarray:
         return (np.asarray(vectors, np.float64).reshape(-1, 6) - self.mean) @ self.whiten
 
@@ -78,7 +84,17 @@ class EmptyGate:
         the reach and clear of everything else, and `plain` (asked last: a window with a
         card is out of reach already). `numbers`: its `gate_vector`, if the caller has it."""
         numbers = gate_vector(small) if numbers is None else numbers
-        return bool(self.passing(numbers)[0]) and plain(small)
+        if self.reach <= 0:
+            return False
+        # `passing` for one window, without its batch's reshaping (most frames come here).
+        z = (numbers - self.mean) @ self.whiten
+        if float(z @ z) > self.reach * self.reach:
+            return False
+        if len(self.others):
+            apart = self.others - z
+            if float(np.sqrt((apart * apart).sum(axis=1).min())) < self.clearance:
+                return False
+        return plain(small)
 
     def resembles_empty(self, numbers: np.ndarray) -> bool:
         """Whether a window's six numbers (`gate_vector`) lie within LIKE_EMPTY reaches of
@@ -100,21 +116,23 @@ class EmptyGate:
         return inside & (_nearest(z, self.others) >= self.clearance)
 
 
-# A thumbnail pixel this much darker than the brightest near it (within two thumbnail
-# pixels) is a stroke of ink or a card's edge against the surround, not the shoe's interior,
-# whose noise and gradients stay well above it; more than PLAIN_SHARE of them and the window
-# is not plainly empty. The ratio does not care how bright the light is: a card at a fifth
-# of its brightness (a lamp gone), which the six numbers alone let through as the empty
-# shoe, shows its index and edges all the same.
-DARKER, PLAIN_SHARE = 0.5, 0.02
+# A thumbnail pixel less than half as bright as the brightest near it (within two thumbnail
+# pixels), by more than a grey level, is a stroke of ink or a card's edge against the
+# surround, not the shoe's interior, whose noise and gradients stay well above it; more than
+# PLAIN_SHARE of them and the window is not plainly empty. The ratio does not care how
+# bright the light is: a card at a fifth of its brightness (a lamp gone), which the six
+# numbers alone let through as the empty shoe, shows its index and edges all the same.
+PLAIN_SHARE = 0.02
 _NEAR = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
 
 
 def plain(small: np.ndarray) -> bool:
-    """Whether a BGR thumbnail shows no stroke or edge (see DARKER)."""
+    """Whether a BGR thumbnail shows no stroke or edge (see PLAIN_SHARE)."""
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    near = cv2.dilate(gray, _NEAR).astype(np.float32)
-    dark = cv2.compare(gray.astype(np.float32), DARKER * near - 1.0, cv2.CMP_LT)
+    near = cv2.dilate(gray, _NEAR)
+    # gray < near / 2 - 1 in whole grey levels: 2 gray + 2 < near (the sum saturates at 255,
+    # which no `near` exceeds: such a pixel is rightly never dark).
+    dark = cv2.compare(cv2.add(cv2.add(gray, gray), 2), near, cv2.CMP_LT)
     return cv2.countNonZero(dark) <= PLAIN_SHARE * gray.size
 
 

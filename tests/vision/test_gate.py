@@ -99,6 +99,46 @@ def test_no_view_of_something_else_given_at_enrolment_ever_passes(cloud):
     assert lonely.passing(rng.normal([30, 30, 33, 4, 4, 4], spread / 2, (100, 6))).mean() > 0.9
 
 
+@settings(max_examples=30, deadline=None)
+@given(_cloud, st.integers(0, 2**32 - 1))
+def test_one_windows_check_is_the_batch_check(cloud, draw):
+    """`passes` (one window, the reader's path) answers as `passing` over a batch, with
+    `plain`, for windows in reach, at its edge and far off, on float32 gates as a profile
+    keeps them."""
+    seed, apart, overlapping = cloud
+    rng = np.random.default_rng(seed)
+    spread = np.array([8, 8, 8, 2, 2, 2], float)
+    empty = rng.normal([30, 30, 33, 4, 4, 4], spread, (200, 6))
+    others = rng.normal([30 + apart * 8, 30, 33, 4, 4, 4], spread, (overlapping + 1, 6))
+    learned = learn_gate(empty, others, others[:1])
+    gate = EmptyGate(*(np.float32(getattr(learned, f.name)) if f.name in ("mean", "whiten",
+                       "others") else getattr(learned, f.name)
+                       for f in dataclasses.fields(EmptyGate)))
+    pick = np.random.default_rng(draw)
+    small = np.full((50, 32, 3), 30, np.uint8)
+    vectors = np.vstack([pick.normal([30, 30, 33, 4, 4, 4], spread * k, (20, 6))
+                         for k in (0.5, 1.5, 4.0)])
+    expected = gate.passing(vectors) & plain(small)
+    assert [gate.passes(small, v) for v in vectors] == expected.tolist()
+    assert expected.any() or not learned.passing(empty).any()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 255))
+def test_plain_counts_a_pixel_under_half_the_brightest_near_it_as_dark(seed, level):
+    """`plain`'s whole-grey-level rule is "darker than half the brightest within two
+    thumbnail pixels, less one": one such pixel more than PLAIN_SHARE allows and the window
+    is not plain."""
+    import cv2
+
+    rng = np.random.default_rng(seed)
+    gray = np.clip(rng.normal(level, rng.uniform(0, 60), (50, 32)), 0, 255).astype(np.uint8)
+    near = cv2.dilate(gray, np.ones((5, 5), np.uint8)).astype(np.float64)
+    dark = int(np.sum(gray.astype(np.float64) < 0.5 * near - 1.0))
+    small = cv2.cvtColor(gray, cv2.COLOR_GRAY2BGR)
+    assert plain(small) == (dark <= 0.02 * gray.size)
+
+
 def test_too_few_empty_windows_leave_the_gate_shut():
     gate = learn_gate(np.zeros((5, 6)), np.ones((10, 6)), np.ones((10, 6)))
     assert gate is SHUT and not gate.passing(np.zeros((3, 6))).any()
