@@ -144,6 +144,36 @@ def thumbnail(window: np.ndarray) -> np.ndarray:
     return cv2.resize(half, (w // 4, h // 4), interpolation=cv2.INTER_LINEAR)
 
 
+# The hue histogram is taken from the window's right and lower part only (in thumbnail
+# pixels: right of its first quarter, below its first fifth). A card in place shows the
+# surround left of its edge and above its top, the shoe's and not the design's: over a
+# colourful surround (a table, the mottled lip of `synth.SURROUNDS`) the whole window's hues
+# had the card model read 5 of 104 gnome-rheinland faces as another (9S, 9C as 9D), and 1-2
+# of gnome-berlin's; with its right and lower part, none. At nominal that part shows only
+# the card; at the envelope's corners (scale 0.8, shifted 6% down and right) a strip of the
+# surround a few pixels wide is still in it.
+HUE_PART = (4, 5)  # (leave out 1/4 of the width, 1/5 of the height)
+# The window's top-left corner (thumbnail pixels, 8 x 8 window pixels) shows the surround
+# above and left of a card in place, whatever the card. Its colour against the card's part
+# (HUE_PART) says whether the window shows one surface or two: the empty shoe is the same
+# surround everywhere, a cut card about the interior's colour (gnome-dondorf's dark brown)
+# still differs from it in hue, where the whole window's colour, moved by the camera's cast
+# and a washed-out exposure, does not. Not where a card seen large and shifted up and left
+# covers the corner too: there the other numbers decide, as before.
+CORNER = 2
+CONTRAST_FLOOR = 4.0  # grey levels added to both sides: noise on black is no contrast
+
+
+def corner_contrast(small: np.ndarray) -> np.ndarray:
+    """Per colour channel, the log ratio of the thumbnail's top-left corner (CORNER) to its
+    right and lower part (HUE_PART): ~0 for one surface, the card's colour against the
+    surround's for a card in place."""
+    h, w = small.shape[:2]
+    corner = np.float32(cv2.mean(small[:CORNER, :CORNER])[:3])
+    body = np.float32(cv2.mean(small[h // HUE_PART[1]:, w // HUE_PART[0]:])[:3])
+    return np.log((corner + CONTRAST_FLOOR) / (body + CONTRAST_FLOOR))
+
+
 def ink_colour(window: np.ndarray, ink_mask: np.ndarray, paper_mask: np.ndarray) -> float:
     """Redness of the ink against the paper it is printed on: ~0 black, ~0.7 red."""
     ib, ig, ir, _ = cv2.mean(window, ink_mask)

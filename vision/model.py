@@ -18,7 +18,9 @@ import cv2
 import numpy as np
 
 from vision.features import (
+    HUE_PART,
     INK_LEVEL,
+    corner_contrast,
     ink_colour,
     ink_map,
     orientation_histograms,
@@ -73,22 +75,17 @@ def blank_of_ink(prepared: Prepared) -> bool:
 
 
 HUES, SATURATIONS = 12, 3
-# The hue histogram is taken from the window's right and lower part only (in thumbnail
-# pixels: right of its first quarter, below its first fifth). A card in place shows the
-# surround left of its edge and above its top, the shoe's and not the design's: over a
-# colourful surround (a table, the mottled lip of `synth.SURROUNDS`) the whole window's hues
-# had the card model read 5 of 104 gnome-rheinland faces as another (9S, 9C as 9D), and 1-2
-# of gnome-berlin's; with its right and lower part, none. At nominal that part shows only
-# the card; at the envelope's corners (scale 0.8, shifted 6% down and right) a strip of the
-# surround a few pixels wide is still in it.
-HUE_PART = (4, 5)  # (leave out 1/4 of the width, 1/5 of the height)
+# Where each part of `kind_vector` lies in it.
+GLANCE_HUES = slice(7, 7 + HUES * SATURATIONS)
+GLANCE_CORNER = slice(GLANCE_HUES.stop, GLANCE_HUES.stop + 3)
+GLANCE_COLOUR = GLANCE_CORNER.stop  # the numbers before it say a window's colour
 
 
 def kind_vector(prepared: Prepared) -> np.ndarray:
     """What kind of thing a window shows (a face, a back, the cut card, nothing), from the
     whole window: surface statistics, a hue and saturation histogram (of the window's right
-    and lower part: HUE_PART) and the coarse shape of its light and dark, none of which
-    needs the index to be found."""
+    and lower part: HUE_PART), its corner against that part (`corner_contrast`) and the
+    coarse shape of its light and dark, none of which needs the index to be found."""
     small = prepared.small
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     h, w = hsv.shape[:2]
@@ -97,20 +94,21 @@ def kind_vector(prepared: Prepared) -> np.ndarray:
     colours /= max(1.0, float(colours.sum()))
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)[1:49]
     shape = orientation_histograms(gray, 8)
-    return np.concatenate([prepared.surface, np.sqrt(colours), shape]).astype(np.float32)
+    return np.concatenate([prepared.surface, np.sqrt(colours), corner_contrast(small),
+                           shape]).astype(np.float32)
 
 
 def colour_of_joint(card_length: int) -> np.ndarray:
     """Indices, in a card vector (`describe`, `card_length` long) followed by the
     `kind_vector`, of the numbers that say a window's colour: the ink's redness, the whole
-    window's surface statistics and its hue histogram."""
-    return np.r_[card_length - 8, card_length + np.arange(7 + HUES * SATURATIONS)]
+    window's surface statistics, its hue histogram and its corner's contrast."""
+    return np.r_[card_length - 8, card_length + np.arange(GLANCE_COLOUR)]
 
 
 def kind_weights() -> np.ndarray:
     """How much each part of `kind_vector` counts once standardised: the 216 shape numbers
-    (noise, on an empty window) would otherwise outvote the 43 of surface and colour."""
-    return np.concatenate([np.ones(7 + HUES * SATURATIONS), np.full(216, 0.3)]).astype(
+    (noise, on an empty window) would otherwise outvote the 46 of surface and colour."""
+    return np.concatenate([np.ones(GLANCE_COLOUR), np.full(216, 0.3)]).astype(
         np.float32)
 
 

@@ -45,9 +45,10 @@ from vision.cards import split_code
 from vision.errors import ProfileError
 from vision.gate import MAX_REACH, MIN_CLEARANCE, SHUT, WHITENING, EmptyGate
 
-# 7: the glance's hues are of the window's right and lower part (`model.HUE_PART`), so a
-# profile learned on the whole window's would read with numbers it never learned.
-PROFILE_VERSION = 7
+# 7: the glance's hues are of the window's right and lower part (`features.HUE_PART`), so a
+# profile learned on the whole window's would read with numbers it never learned. 8: the
+# glance and the card model have the corner's contrast (`features.corner_contrast`).
+PROFILE_VERSION = 8
 STAGES = ("glance:empty", "glance:back", "glance:passing",
           "model:back", "model:cut", "model:empty", "card", "pair")
 
@@ -142,7 +143,7 @@ def load_profile(path: str | Path) -> Profile:
                 raise ProfileError(f"{file}: profile version {version}, expected "
                                    f"{PROFILE_VERSION} (enrol the design again)")
             # Version 6 had the gate and the per-card floors added after it was first
-            # written, and loaded without them; a version 7 profile always has them, and
+            # written, and loaded without them; a profile since version 7 always has them, and
             # without the gate the reader would know nothing of the empty shoe's colour.
             lacking = [name for name in (*_ARRAYS, *_SCALARS, "stages", "thresholds")
                        if name not in data.files]

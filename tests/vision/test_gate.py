@@ -156,7 +156,7 @@ def test_a_profile_without_its_gate_is_refused_naming_what_it_lacks(tmp_path,
                                                                    vector_profile):
     """Version 6 loaded without the gate, shut; without it the reader knows nothing of the
     empty shoe's colour, and no stage could be kept from reading a pink cut card as the
-    empty window (`resembles_empty`). A version 7 profile always has it."""
+    empty window (`resembles_empty`). A profile since version 7 always has it."""
     with pytest.raises(ProfileError, match="lacks gate_mean, gate_whiten, gate_others, "
                                            "gate_reach, gate_clearance"):
         load_profile(_saved_without_gate(vector_profile, tmp_path / "old.npz"))

@@ -92,7 +92,7 @@ def test_each_card_has_a_likeness_floor_of_its_own_between_half_the_design_s_and
 def test_a_profile_without_its_per_card_floors_is_refused_naming_them(tmp_path,
                                                                    vector_profile):
     """Version 6 loaded without them (they were added after it was first written);
-    a version 7 profile always has them."""
+    a profile since version 7 always has them."""
     path = _saved_with(vector_profile, tmp_path / "older.npz",
                        lambda arrays: arrays.pop("likeness_floors"))
     with pytest.raises(ProfileError, match="lacks likeness_floors .enrol the design again"):

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from vision.cards import ALL_CARDS, split_code
+from vision.features import corner_contrast
 from vision.geometry import to_window
-from vision.model import HUES, SATURATIONS, Prepared, kind_vector
+from vision.model import GLANCE_CORNER, GLANCE_HUES, Prepared, kind_vector
 from vision.synth import NOMINAL, random_perturbation, render_window
 
 INDEX_LEAVING = 40  # window pixels: the index's top is out of the window past this
@@ -120,7 +121,7 @@ def test_the_glances_hues_are_the_cards_not_the_surrounds(vector_deck, code):
     colourful one (a table, a lit lip), the whole window's hues had the card model read
     gnome-rheinland's 9S and 9C as 9D (5 of 104 faces over a mottled surround). The hue
     histogram is of the window's right and lower part, which shows the card."""
-    hues = slice(7, 7 + HUES * SATURATIONS)  # after the 7 surface statistics
+    hues = GLANCE_HUES
 
     def glance(surround: str) -> np.ndarray:
         window = render_window(vector_deck, code, replace(NOMINAL, surround=surround))
@@ -129,6 +130,39 @@ def test_the_glances_hues_are_the_cards_not_the_surrounds(vector_deck, code):
     dark = glance("interior")
     for surround in ("mottled", "felt", "wood", "lit-lip"):
         assert np.abs(glance(surround) - dark).max() < 0.05, surround
+
+
+DONDORF_BROWN = (14, 27, 49)  # BGR: gnome-dondorf's cut card in `bench.vision`, seed 20261201
+
+
+def test_the_glance_tells_one_surface_from_a_card_in_place_by_its_corner(vector_deck):
+    """The window's corner against its card's part: the empty shoe is one surface over an
+    even surround (contrast ~0 in every channel, under the camera's cast and exposure; a
+    grained or lit one is not even, and the model learns only the interior), a cut card in
+    place about the interior's colour is two (gnome-dondorf's dark
+    brown at seed 20261201: 13 of its 20 empty windows unread at stop 25, against such a
+    cut card)."""
+    from vision.decks import draw_cut
+
+    rng = np.random.default_rng(21)
+    deck = replace(vector_deck, cards={**vector_deck.cards, "CUT": draw_cut(DONDORF_BROWN)})
+
+    def contrast(code: str, p) -> np.ndarray:
+        window = render_window(deck, code, p, rng=rng)
+        numbers = kind_vector(Prepared(window))[GLANCE_CORNER]
+        assert np.array_equal(numbers, corner_contrast(Prepared(window).small))
+        return numbers
+
+    for surround in ("interior", "felt", "grey"):
+        for _ in range(5):
+            p = replace(random_perturbation(rng, 1.0, surround=surround), dx=0.0, dy=0.0,
+                        scale=1.0, angle=0.0, hotspot=None, light=0.0, glare=0.0)
+            assert np.abs(contrast("EMPTY", p)).max() < 0.1, (surround, p)
+    # A washed-out exposure lifts both toward white: less contrast, still above the empty
+    # shoe's up to a fifth of the way (at the envelope's 0.35 it is lost in it).
+    for washout, least in ((0.0, 0.5), (0.1, 0.2), (0.2, 0.15)):
+        cut = contrast("CUT", replace(NOMINAL, washout=washout, tint=(1.1, 1.0, 0.9)))
+        assert np.abs(cut).max() > least, washout
 
 
 def test_crop_window_cuts_the_calibrated_window(vector_deck, vector_reader):
