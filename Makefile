@@ -64,7 +64,7 @@ faults: $(STAMP)
 	$(BIN)/python -m bench.faults --out RELIABILITY.md
 
 bench: $(STAMP) $(MOSQUITTO)
-	for b in engine link vision surfaces surrounds passages e2e playback monitor startup; do echo "== bench.$$b"; $(BIN)/python -m bench.$$b || exit 1; done
+	for b in engine link vision surfaces surrounds passages resize e2e playback monitor startup; do echo "== bench.$$b"; $(BIN)/python -m bench.$$b || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

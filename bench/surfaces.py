@@ -15,7 +15,6 @@ import argparse
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 from rich.console import Console
 from rich.progress import Progress
@@ -36,7 +35,6 @@ def read_surfaces(design: Path, per_kind: int, seed: int, progress) -> dict:
     task = progress.add_task(design.name, total=len(codes))
     for code in codes:
         window = render_window(deck, code, random_perturbation(rng, 1.0), rng=rng)
-        window = cv2.resize(window, (128, 200)) if window.shape[:2] != (200, 128) else window
         reading = reader.read(window)
         row["windows"] += 1
         if reading.kind == OTHERS[code]:

@@ -21,7 +21,6 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import cv2
 import numpy as np
 from rich.console import Console
 from rich.progress import Progress
@@ -58,7 +57,6 @@ def read_surrounds(deck, reader: Reader, views: int, surfaces: int, seed: int,
         for code in codes:
             window = render_window(deck, code, random_perturbation(rng, 1.0, surround=surround),
                                    rng=rng)
-            window = cv2.resize(window, (128, 200)) if window.shape[:2] != (200, 128) else window
             reading = reader.read(window)
             advance()
             if code in ("CUT", EMPTY):

@@ -654,6 +654,7 @@ def _blank(source: Source) -> Source:
 
 
 def _view(truth: str, number: int, window: np.ndarray, registration: Registration) -> _View:
+    window = to_window(window, averaged=True)
     prepared = prepare(window)
     pose = registration.locate(prepared.ink)
     zone = zone_picture(prepared, pose)

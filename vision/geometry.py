@@ -25,8 +25,22 @@ CARD_X0, CARD_X1 = -0.04, 0.36
 CARD_Y0, CARD_Y1 = -0.03, 0.40
 
 
-def to_window(image: np.ndarray) -> np.ndarray:
-    """`image` as a BGR uint8 array of the window's nominal size."""
+# A window cut from the camera's frame is as big as the card is there (`sabot calibrate`),
+# rarely the nominal size: every frame is resized. Shrunk by a fraction (1.1 to 1.9 times),
+# OpenCV's area averaging took 0.3-0.8 ms here against 0.1 ms bilinear, more than a whole
+# empty window's reading, on every frame; up to twice the nominal size bilinear still takes
+# every source pixel into some output pixel, and differs from the area average by 0.2-0.4
+# grey levels on average (a rendered gnome-berlin 7H). Larger than that it would skip
+# pixels (aliasing on the index's strokes): area averaging, as before. Enrolment, which
+# resizes each view once, keeps averaging (`averaged`): its views learned bilinear cost
+# `bench.vision` 6-7 of the 60 back, cut and empty windows of the designs whose cut card
+# is about the interior's colour, the same windows read either way.
+AREA_BEYOND = 2.0
+
+
+def to_window(image: np.ndarray, *, averaged: bool = False) -> np.ndarray:
+    """`image` as a BGR uint8 array of the window's nominal size. `averaged`: shrunk by area
+    averaging whatever the size (enrolment's views and samples; see AREA_BEYOND)."""
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     elif image.shape[2] == 4:
@@ -34,8 +48,11 @@ def to_window(image: np.ndarray) -> np.ndarray:
     if image.dtype != np.uint8:
         image = np.clip(image, 0, 255).astype(np.uint8)
     if image.shape[1] != WINDOW_W or image.shape[0] != WINDOW_H:
-        shrinking = image.shape[1] > WINDOW_W
-        interpolation = cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
+        if averaged:  # shrinking, told by the width as enrolment always has
+            far = image.shape[1] > WINDOW_W
+        else:
+            far = image.shape[1] > AREA_BEYOND * WINDOW_W or image.shape[0] > AREA_BEYOND * WINDOW_H
+        interpolation = cv2.INTER_AREA if far else cv2.INTER_LINEAR
         image = cv2.resize(image, WINDOW_SIZE, interpolation=interpolation)
     return image
 

@@ -79,7 +79,7 @@ def nominal_view(windows: Sequence[np.ndarray]) -> tuple[int, np.ndarray]:
     otherwise the window never showed the card's top and there is nothing to enrol from."""
     best, best_offset = None, None
     for index, window in enumerate(windows):
-        top, left = edges(to_window(window))
+        top, left = edges(to_window(window, averaged=True))
         if top is None:
             continue  # no card yet
         if top <= 0:
@@ -94,7 +94,7 @@ def nominal_view(windows: Sequence[np.ndarray]) -> tuple[int, np.ndarray]:
     index, top, left = best
     dx = 0.0 if left is None else NOMINAL_LEFT - left
     shift = np.float32([[1, 0, dx], [0, 1, NOMINAL_TOP - top]])
-    moved = cv2.warpAffine(to_window(windows[index]), shift, (WINDOW_W, WINDOW_H),
+    moved = cv2.warpAffine(to_window(windows[index], averaged=True), shift, (WINDOW_W, WINDOW_H),
                            flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return index, moved
 
@@ -109,4 +109,4 @@ def _paper(window: np.ndarray) -> np.ndarray:
 
 def looks_like_card(window: np.ndarray) -> bool:
     """Whether paper fills enough of `window` for a card to be in it."""
-    return float(_paper(to_window(window)).mean()) >= PAPER_FILLED
+    return float(_paper(to_window(window, averaged=True)).mean()) >= PAPER_FILLED

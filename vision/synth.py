@@ -140,7 +140,7 @@ def card_source(face: np.ndarray) -> Source:
 
 def window_source(window: np.ndarray) -> Source:
     """An enrolment sample that is already a reading window (any size)."""
-    image = cv2.cvtColor(to_window(window), cv2.COLOR_BGR2BGRA)
+    image = cv2.cvtColor(to_window(window, averaged=True), cv2.COLOR_BGR2BGRA)
     return Source(image, np.eye(3), extend=True)
 
 

@@ -129,7 +129,7 @@ def _window(file: Path, window: tuple[int, int, int, int] | None):
             raise InputError(f"{file}: the reading window {list(window)} runs past the "
                              f"frame ({frame.shape[1]} x {frame.shape[0]})")
         frame = crop_window(frame, window)
-    return to_window(frame)
+    return to_window(frame, averaged=True)
 
 
 def _empty_frames(windows: list, found: list[range]) -> list[int]:

@@ -175,6 +175,32 @@ def test_crop_window_cuts_the_calibrated_window(vector_deck, vector_reader):
     assert vector_reader.read(window).card == "8H"
 
 
+@pytest.mark.parametrize("card_width", [360, 420, 560])
+def test_a_window_cut_larger_than_nominal_is_read(vector_deck, vector_reader, card_width):
+    """A camera that sees the card bigger gives a bigger window (`sabot calibrate`): 1.1 to
+    1.75 times the nominal size here, resized bilinear on every frame (`AREA_BEYOND`)."""
+    from vision.calibrate import find_window
+    from vision.geometry import crop_window
+    from vision.synth import camera_frame
+
+    for code in ("8H", "10C", "QS"):
+        frame = camera_frame(vector_deck, code, size=(1280, 960), corner=(300, 40),
+                             card_width=card_width)
+        window = crop_window(frame, find_window(frame).window)
+        assert 1.1 < window.shape[1] / 128 < 2.0
+        assert vector_reader.read(window).card == code
+
+
+def test_a_window_over_twice_the_nominal_size_is_averaged_not_sampled():
+    """Past AREA_BEYOND bilinear would skip source pixels: a fine pattern (a printed
+    texture, sensor noise) would alias into stripes. Area averaging leaves it even grey."""
+    from vision.geometry import AREA_BEYOND
+
+    side = int(AREA_BEYOND * 128) + 100
+    checks = ((np.indices((side * 200 // 128, side)).sum(axis=0) % 2) * 255).astype(np.uint8)
+    assert to_window(checks).std() < 8
+
+
 def test_a_reader_leaves_opencv_threads_to_the_assembly(vector_profile):
     """Issue 9: Reader() changed OpenCV's process-wide thread count."""
     import cv2
