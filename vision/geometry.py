@@ -49,10 +49,11 @@ def to_window(image: np.ndarray, *, averaged: bool = False) -> np.ndarray:
         image = np.clip(image, 0, 255).astype(np.uint8)
     if image.shape[1] != WINDOW_W or image.shape[0] != WINDOW_H:
         if averaged:  # shrinking, told by the width as enrolment always has
-            far = image.shape[1] > WINDOW_W
+            area = image.shape[1] > WINDOW_W
         else:
-            far = image.shape[1] > AREA_BEYOND * WINDOW_W or image.shape[0] > AREA_BEYOND * WINDOW_H
-        interpolation = cv2.INTER_AREA if far else cv2.INTER_LINEAR
+            area = (image.shape[1] > AREA_BEYOND * WINDOW_W
+                    or image.shape[0] > AREA_BEYOND * WINDOW_H)
+        interpolation = cv2.INTER_AREA if area else cv2.INTER_LINEAR
         image = cv2.resize(image, WINDOW_SIZE, interpolation=interpolation)
     return image
 

@@ -306,10 +306,7 @@ class Pairs:
         """The least `lead` of class `best` over each rival (every other class scoring within
         max(PAIR_RIVALS, `margin`) of it), None when a rival has no direction (not a card, or
         not near enough at enrolment to get one) or there is no rival."""
-        leads = self.leads(embedded, scores, best, margin)
-        if not leads or any(lead is None for lead in leads):
-            return None
-        return min(leads)  # type: ignore[type-var]
+        return weakest(self.leads(embedded, scores, best, margin))
 
     def leads(self, embedded: np.ndarray, scores: np.ndarray, best: int,
               margin: float) -> list[float | None]:
@@ -318,6 +315,14 @@ class Pairs:
         within = max(PAIR_RIVALS, margin)
         rivals = np.flatnonzero(scores >= scores[best] - within)
         return [self.lead(embedded, best, int(r)) for r in rivals if r != best]
+
+
+def weakest(leads: list[float | None]) -> float | None:
+    """The least of a card's `Pairs.leads`, None when there is no rival or one has no
+    direction of its own: a card is told from its close rivals only when from every one."""
+    if not leads or any(lead is None for lead in leads):
+        return None
+    return min(leads)  # type: ignore[type-var]
 
 
 def learn_pairs(model: Model, cards: int, neighbours: int = PAIR_NEIGHBOURS) -> Pairs:

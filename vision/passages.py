@@ -79,7 +79,8 @@ def nominal_view(windows: Sequence[np.ndarray]) -> tuple[int, np.ndarray]:
     otherwise the window never showed the card's top and there is nothing to enrol from."""
     best, best_offset = None, None
     for index, window in enumerate(windows):
-        top, left = edges(to_window(window, averaged=True))
+        nominal = to_window(window, averaged=True)
+        top, left = edges(nominal)
         if top is None:
             continue  # no card yet
         if top <= 0:
@@ -88,13 +89,13 @@ def nominal_view(windows: Sequence[np.ndarray]) -> tuple[int, np.ndarray]:
             continue
         offset = abs(top - NOMINAL_TOP)
         if best_offset is None or offset < best_offset:
-            best, best_offset = (index, top, left), offset
+            best, best_offset = (index, top, left, nominal), offset
     if best is None:
         raise ValueError("no frame shows the card's top edge inside the window")
-    index, top, left = best
+    index, top, left, nominal = best
     dx = 0.0 if left is None else NOMINAL_LEFT - left
     shift = np.float32([[1, 0, dx], [0, 1, NOMINAL_TOP - top]])
-    moved = cv2.warpAffine(to_window(windows[index], averaged=True), shift, (WINDOW_W, WINDOW_H),
+    moved = cv2.warpAffine(nominal, shift, (WINDOW_W, WINDOW_H),
                            flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return index, moved
 

@@ -35,6 +35,7 @@ from vision.model import (
     kind_vector,
     likeness_vector,
     ranked,
+    weakest,
     zone_picture,
 )
 from vision.profile import Profile
@@ -140,7 +141,7 @@ class Reader:
         leads = self._pairs.leads(embedded, scores, number, least_margin) if gated else []
         known = [x for x in leads if x is not None]
         # The rescue needs every close rival told apart; a veto, any one.
-        lead = min(known) if leads and len(known) == len(leads) else None
+        lead = weakest(leads)
         contrary = min(known, default=0.0) < 0.0
         if gated and not contrary and (margin >= least_margin or (
                 lead is not None and lead >= p.thresholds["pair"][0])):
