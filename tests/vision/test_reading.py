@@ -191,6 +191,22 @@ def test_a_window_cut_larger_than_nominal_is_read(vector_deck, vector_reader, ca
         assert vector_reader.read(window).card == code
 
 
+def test_the_reader_resizes_up_to_twice_bilinear_and_enrolment_averages():
+    """A calibrated window is resized on every frame: bilinear up to AREA_BEYOND (area
+    averaging by a fraction took 4-7 times as long, `bench.resize`); enrolment, which
+    resizes each view once, averages (its views learned bilinear cost `bench.vision` 6-7
+    back, cut and empty windows of 60 on two designs)."""
+    import cv2
+
+    rng = np.random.default_rng(8)
+    for scale in (1.1, 1.5, 1.9):
+        image = rng.integers(0, 256, (round(200 * scale), round(128 * scale), 3), np.uint8)
+        assert np.array_equal(to_window(image),
+                              cv2.resize(image, (128, 200), interpolation=cv2.INTER_LINEAR))
+        assert np.array_equal(to_window(image, averaged=True),
+                              cv2.resize(image, (128, 200), interpolation=cv2.INTER_AREA))
+
+
 def test_a_window_over_twice_the_nominal_size_is_averaged_not_sampled():
     """Past AREA_BEYOND bilinear would skip source pixels: a fine pattern (a printed
     texture, sensor noise) would alias into stripes. Area averaging leaves it even grey."""
