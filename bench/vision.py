@@ -9,7 +9,11 @@ design and a total.
 of the deck run through the window in the new-deck order (frames rendered at the
 simulator's passage severity, pasted into camera frames, with the card sensor's edges),
 cut into samples by `sabot enroll --recording`'s own code.
+`--invent N` reads N designs invented for the run (`bench.invent`: typefaces, letters,
+layouts, colours and backs of no shared design) instead: the reader's figures on designs it
+was never developed on.
 Run: .venv/bin/python -m bench.vision [--views N] [--seed S] [--severity X] [--from recording]
+     [--invent N [--invent-seed S]]
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from bench.invent import write_designs
 from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
 from controller.service.recording import open_recording
 from controller.sim.recording import write_synthetic_recording
@@ -181,11 +186,24 @@ def main() -> int:
     parser.add_argument("--surfaces", type=int, default=None, metavar="N",
                         help="back, cut and empty windows of each per design (default twice "
                         "--views): their silent errors are a thin tail")
+    parser.add_argument("--invent", type=int, default=0, metavar="N",
+                        help="read N invented designs (bench.invent) instead of --decks")
+    parser.add_argument("--invent-seed", type=int, default=1, metavar="S",
+                        help="the first invented design's seed (default 1)")
     add_design_choice(parser)
     args = parser.parse_args()
+    if args.invent < 0:
+        parser.error(f"--invent must be a number of designs, not {args.invent}")
     cv2.setRNGSeed(args.seed)
     one_compute_thread()  # as the service runs it
-    designs = chosen_designs(args)
+    with tempfile.TemporaryDirectory() as invented:
+        if args.invent:
+            args.decks = Path(invented)
+            write_designs(args.decks, args.invent, args.invent_seed)
+        return _run(args, chosen_designs(args))
+
+
+def _run(args: argparse.Namespace, designs: list[Path]) -> int:
     rows = []
     with Progress(console=Console(stderr=True), transient=True) as progress:
         for design in designs:  # each design's own seed: the same with or without --only

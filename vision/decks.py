@@ -71,9 +71,12 @@ def _blank_face() -> np.ndarray:
     return np.full((CARD_H, CARD_W, 3), 246, np.uint8)
 
 
-def draw_suit(canvas: np.ndarray, suit: str, cx: float, cy: float, size: float) -> None:
-    """A suit symbol `size` pixels tall centred on (cx, cy), drawn in place."""
-    color = RED if suit in RED_SUITS else BLACK
+def draw_suit(canvas: np.ndarray, suit: str, cx: float, cy: float, size: float,
+              color: tuple[int, ...] | None = None) -> None:
+    """A suit symbol `size` pixels tall centred on (cx, cy), drawn in place (in the built-in
+    design's red or black unless `color` is given)."""
+    if color is None:
+        color = RED if suit in RED_SUITS else BLACK
     s = size / 2.0
 
     def pts(points: list[tuple[float, float]]) -> np.ndarray:
@@ -112,7 +115,7 @@ def _draw_index(face: np.ndarray, rank: str, suit: str,
     draw_suit(face, suit, centre_x, 18 + h + 40, 46)
 
 
-_PIP_ROWS = {  # rank -> list of (x, y) pip centres in card fractions
+PIP_PLACES = {  # rank -> list of (x, y) pip centres in card fractions
     "A": [(0.5, 0.5)],
     "2": [(0.5, 0.2), (0.5, 0.8)],
     "3": [(0.5, 0.2), (0.5, 0.5), (0.5, 0.8)],
@@ -145,7 +148,7 @@ def _draw_face(rank: str, suit: str, font: int = cv2.FONT_HERSHEY_DUPLEX) -> np.
         _draw_court(face, rank, suit)
     else:
         size = 120 if rank == "A" else 58
-        for fx, fy in _PIP_ROWS[rank]:
+        for fx, fy in PIP_PLACES[rank]:
             draw_suit(face, suit, fx * CARD_W, fy * CARD_H, size)
     _draw_index(face, rank, suit, font)
     # The other index, upside down in the opposite corner, as on any real card.
