@@ -65,6 +65,8 @@ faults: $(STAMP)
 
 bench: $(STAMP) $(MOSQUITTO)
 	for b in engine link vision surfaces surrounds passages resize e2e playback monitor startup; do echo "== bench.$$b"; $(BIN)/python -m bench.$$b || exit 1; done
+	echo "== bench.vision --invent 12 (designs the reader was never developed on)"
+	$(BIN)/python -m bench.vision --invent 12
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

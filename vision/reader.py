@@ -115,6 +115,18 @@ class Reader:
         if name == "empty" and not self._gate.resembles_empty(numbers):
             return Reading("unknown", score=score, reason="not sure: nearest the empty "
                            "window's views, but far from the empty shoe's colour and light")
+        # The cut card and the empty shoe are the one pair of surfaces a shoe without a card
+        # sensor confuses silently (the last coup called with no cut card, or missed). Where
+        # the whole window's glance and the one model each name one of the two, neither is
+        # read: a cut card about the interior's colour of an invented design was read as the
+        # empty window with the glance saying cut, and an empty window as that cut card with
+        # the glance saying empty (`bench.vision --invent`, seeds 20261201 and 77). A glance
+        # of the empty window far from the empty shoe's colour and light is not trusted for
+        # it (gnome-ancient_french's bright red cut card, washed out, at 0.79).
+        if (name == "empty" and kind == "cut") or (
+                name == "cut" and kind == "empty" and self._gate.resembles_empty(numbers)):
+            return Reading("unknown", score=score, reason=f"not sure: nearest the {name}'s "
+                           f"views, but the {kind} at a glance")
         if name in ("back", "cut", "empty"):
             if p.accepts(f"model:{name}", score, margin):
                 return Reading(name, score=score)

@@ -72,3 +72,24 @@ def test_the_command_refuses_no_designs(tmp_path, monkeypatch, capsys):
         invent.main()
     assert stop.value.code == 2
     assert "--count must be at least 1, not 0" in capsys.readouterr().err
+
+
+def test_bench_vision_refuses_a_negative_number_of_invented_designs(monkeypatch, capsys):
+    from bench import vision
+
+    monkeypatch.setattr("sys.argv", ["bench.vision", "--invent", "-1"])
+    with pytest.raises(SystemExit) as stop:
+        vision.main()
+    assert stop.value.code == 2
+    assert "--invent must be a number of designs, not -1" in capsys.readouterr().err
+
+
+def test_bench_vision_reads_the_designs_it_invents(monkeypatch, mocker):
+    """`--invent N` writes N designs and hands their folders, in name order, to the run."""
+    from bench import vision
+
+    run = mocker.patch.object(vision, "_run", return_value=0)
+    monkeypatch.setattr("sys.argv", ["bench.vision", "--invent", "2", "--invent-seed", "4"])
+    assert vision.main() == 0
+    designs = run.call_args.args[1]
+    assert [d.name for d in designs] == [invent.invent(4, 0).name, invent.invent(5, 1).name]

@@ -55,6 +55,34 @@ def test_backs_cut_cards_and_the_empty_window_are_recognised(design, code, kind)
     assert all(r.card is None and r.rank is None and r.suit is None for _, r in results)
 
 
+@pytest.mark.parametrize("code, kind, glance", [("CUT", "cut", "empty"), ("EMPTY", "empty", "cut")])
+def test_the_cut_card_and_the_empty_shoe_are_read_only_when_the_glance_does_not_say_the_other(
+        vector_deck, vector_reader, mocker, code, kind, glance):
+    """The one model names the cut card or the empty window; the whole window's glance names
+    the other: unknown (a shoe without a card sensor would call the last coup with no cut
+    card, or miss it). Invented designs with a cut card about the interior's colour were
+    read wrong that way, once each way."""
+    window = render_window(vector_deck, code, NOMINAL)
+    assert vector_reader.read(window).kind == kind
+    mocker.patch("vision.gate.EmptyGate.passes", return_value=False)  # the model reads it
+    assert vector_reader.read(window).kind == kind
+    mocker.patch("vision.gate.EmptyGate.resembles_empty", return_value=True)
+    mocker.patch("vision.reader.best_of", return_value=(glance, 0.9, 0.2, kind))
+    reading = vector_reader.read(window)
+    assert reading.kind == "unknown"
+    assert reading.reason == f"not sure: nearest the {kind}'s views, but the {glance} at a glance"
+
+
+def test_a_glance_of_the_empty_window_far_from_the_empty_shoes_colour_does_not_veto_the_cut_card(
+        vector_deck, vector_reader, mocker):
+    """gnome-ancient_french's bright red cut card, washed out, was nearest the empty window
+    at a glance (0.79): nothing like the empty shoe's colour and light, it is the cut card."""
+    window = render_window(vector_deck, "CUT", NOMINAL)
+    mocker.patch("vision.gate.EmptyGate.passes", return_value=False)
+    mocker.patch("vision.reader.best_of", return_value=("empty", 0.79, 0.15, "cut"))
+    assert vector_reader.read(window).kind == "cut"
+
+
 @pytest.mark.parametrize("code", ["JOKER", "BLANK"])
 def test_jokers_and_blank_faces_are_never_a_card(design, code):
     deck, reader = design
