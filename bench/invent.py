@@ -24,7 +24,9 @@ import cv2
 import numpy as np
 
 from vision.cards import ALL_CARDS, split_code
-from vision.decks import PIP_PLACES, draw_suit
+from vision.decks import PIP_PLACES, draw_suit, rounded_alpha
+from vision.geometry import CARD_X0, CARD_X1, CARD_Y0, CARD_Y1, STANDARD_ASPECT, WINDOW_H, WINDOW_W
+from vision.register import ZONE
 
 WIDTH = 600  # twice the decks' CARD_W, for smooth strokes: load_deck shrinks every face
 FONT_FOLDERS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
@@ -36,17 +38,25 @@ HERSHEY = {"hershey-simplex": cv2.FONT_HERSHEY_SIMPLEX, "hershey-duplex": cv2.FO
 LETTERS = {"english": "AKQJ", "french": "1RDV", "german": "AKDB", "russian": "ТКДВ",
            "dutch": "AHVB"}
 SUIT_GLYPHS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
-# Where any index must end (card fractions): the reading window's index zone reaches
-# 0.235 of the card's width and 0.284 of its height (`register.ZONE` on `geometry`'s window).
-INDEX_END = (0.215, 0.27)
+# Where any index must end, in card widths (the reading window is measured in card widths
+# whatever a design's height: `geometry.window_on_card`): 0.02 inside the index zone
+# (`register.ZONE`), which reaches 0.235 across and 0.413 down.
+INDEX_END = (CARD_X0 + (ZONE[0] + ZONE[2]) / WINDOW_W * (CARD_X1 - CARD_X0) - 0.02,
+             (CARD_Y0 + (ZONE[1] + ZONE[3]) / WINDOW_H * (CARD_Y1 - CARD_Y0)) * STANDARD_ASPECT
+             - 0.02)
+PIP_COLUMNS = 0.18  # PIP_PLACES' columns lie this far either side of the middle
+NARROWEST = 0.6  # a rank too wide for the zone ("10") is narrowed this far before shrunk
 
 
 @cache
 def truetype_fonts() -> tuple[Path, ...]:
-    """The machine's TrueType fonts that have Latin and Cyrillic letters (no symbol or maths
-    faces), in name order."""
+    """The machine's TrueType and OpenType fonts, but for symbol, maths and emoji faces (by
+    name), in name order. The russian letters and the suit glyphs need a face that has them:
+    DejaVu and Liberation (Debian's fonts-dejavu-core and fonts-liberation) do; which fonts a
+    machine has decides which design a seed draws."""
     found = sorted({f for folder in FONT_FOLDERS if folder.is_dir()
-                    for f in folder.rglob("*.ttf")}, key=lambda f: f.name)
+                    for pattern in ("*.ttf", "*.otf") for f in folder.rglob(pattern)},
+                   key=lambda f: f.name)
     return tuple(f for f in found if not any(w in f.name for w in ("Math", "Symbol", "Emoji")))
 
 
@@ -78,6 +88,7 @@ class Style:
     court_at: tuple[float, float]  # the picture's top-left corner, card fractions
     palette: tuple[tuple[int, int, int], ...]
     back: str
+    back_border: bool  # a paper-coloured border around the pattern
     back_colours: tuple[tuple[int, int, int], tuple[int, int, int]]
     seed: int
 
@@ -100,10 +111,14 @@ def invent(seed: int, index: int = 0) -> Style:
     paper_tint = rng.integers(0, 18, 3)
     paper = tuple(int(255 - t) for t in paper_tint) if rng.random() < 0.5 else (250, 250, 250)
     u = rng.uniform
+    aspect = float(u(1.39, 1.56))
+    at = (float(u(0.03, 0.075)), float(u(0.025, 0.06)))
     frame = None
-    if rng.random() < 0.35:
-        frame = (float(u(0.025, 0.05)), _colour(rng, hue=(0, 180), saturation=(60, 255),
-                                                value=(40, 200)), int(rng.integers(2, 7)))
+    if rng.random() < 0.35:  # a thin frame inside the card's edge, the index inside it
+        inset = float(u(0.02, 0.035))
+        frame = (inset, _colour(rng, hue=(0, 180), saturation=(60, 255), value=(40, 200)),
+                 int(rng.integers(2, 7)))
+        at = (max(at[0], inset + 0.025), max(at[1], (inset + 0.025) / aspect))
     palette = tuple(_colour(rng, hue=(0, 180), saturation=(80, 255), value=(60, 240))
                     for _ in range(4))
     beside = bool(rng.random() < 0.2)
@@ -115,13 +130,14 @@ def invent(seed: int, index: int = 0) -> Style:
         narrow_ten=float(u(0.6, 1.0)), suit_size=float(u(0.6, 1.05) * (0.8 if beside else 1)),
         suit_beside=beside, suit_from_font=bool(rng.random() < 0.4 and fonts),
         suit_width=float(u(0.85, 1.15)), gap=float(u(0.05, 0.35)),
-        at=(float(u(0.03, 0.075)), float(u(0.025, 0.06))), colours=colours,
+        at=at, colours=colours,
         paper=paper, frame=frame,  # type: ignore[arg-type]
-        aspect=float(u(1.39, 1.56)), radius=int(rng.integers(10, 40)),
+        aspect=aspect, radius=int(rng.integers(10, 40)),
         pip_size=float(u(0.12, 0.19)), pip_spread=float(u(0.15, 0.2)),
         ace_size=float(u(0.22, 0.5)),
         court_at=(float(u(0.2, 0.27)), float(u(0.07, 0.14))), palette=palette,
         back=str(rng.choice(["lattice", "stripes", "dots", "checks", "rings", "mottle"])),
+        back_border=bool(rng.random() < 0.67),
         back_colours=(_colour(rng, hue=(0, 180), saturation=(80, 255), value=(40, 200)),
                       _colour(rng, hue=(0, 180), saturation=(0, 255), value=(120, 255))),
         seed=seed,
@@ -130,8 +146,13 @@ def invent(seed: int, index: int = 0) -> Style:
 
 def _colour(rng: np.random.Generator, *, hue: tuple[int, int], saturation: tuple[int, int],
             value: tuple[int, int]) -> tuple[int, int, int]:
-    hsv = np.uint8([[[int(rng.integers(*hue)) % 180, rng.integers(*saturation),
-                      rng.integers(*value)]]])
+    return hsv_colour(int(rng.integers(*hue)) % 180, int(rng.integers(*saturation)),
+                      int(rng.integers(*value)))
+
+
+def hsv_colour(hue: int, saturation: int, value: int) -> tuple[int, int, int]:
+    """OpenCV's HSV (hue 0-179) as a BGR colour."""
+    hsv = np.uint8([[[hue, saturation, value]]])
     return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])  # type: ignore
 
 
@@ -206,18 +227,28 @@ def _index(face: np.ndarray, style: Style, rank: str, suit: str) -> None:
     suit_mask = _sized(_suit_mask(suit, style.suit_from_font), rank_h * style.suit_size,
                        style.suit_width)
     x0, y0 = style.at[0] * WIDTH, style.at[1] * height
+    room = (INDEX_END[0] * WIDTH - x0, INDEX_END[1] * WIDTH - y0)
     gap = style.gap * rank_h
-    if style.suit_beside:
-        width = rank_mask.shape[1] + gap + suit_mask.shape[1]
-        tall = max(rank_mask.shape[0], suit_mask.shape[0])
-    else:
-        width = max(rank_mask.shape[1], suit_mask.shape[1])
-        tall = rank_mask.shape[0] + gap + suit_mask.shape[0]
-    fit = min(1.0, (INDEX_END[0] * WIDTH - x0) / width, (INDEX_END[1] * height - y0) / tall)
-    if fit < 1.0:  # a wide "10" or a tall index: the whole index smaller
+
+    def size() -> tuple[float, float]:
+        if style.suit_beside:
+            return (rank_mask.shape[1] + gap + suit_mask.shape[1],
+                    max(rank_mask.shape[0], suit_mask.shape[0]))
+        return (max(rank_mask.shape[1], suit_mask.shape[1]),
+                rank_mask.shape[0] + gap + suit_mask.shape[0])
+
+    width, tall = size()
+    if width > room[0]:  # a wide "10": narrowed first, as designs print it, then made smaller
+        narrower = max(NARROWEST * rank_mask.shape[1], rank_mask.shape[1] - (width - room[0]))
+        rank_mask = cv2.resize(rank_mask, (max(2, round(narrower)), rank_mask.shape[0]),
+                               interpolation=cv2.INTER_AREA)
+        width, tall = size()
+    fit = min(1.0, room[0] / width, room[1] / tall)
+    if fit < 1.0:  # a tall index: the whole of it smaller
         rank_mask = _sized(rank_mask, rank_mask.shape[0] * fit, 1.0)
         suit_mask = _sized(suit_mask, suit_mask.shape[0] * fit, 1.0)
-        gap, width = gap * fit, width * fit
+        gap = gap * fit
+        width, tall = size()
     colour = style.colours[suit]
     if style.suit_beside:
         _stamp(face, rank_mask, x0, y0, colour)
@@ -238,10 +269,9 @@ def _pip(face: np.ndarray, style: Style, suit: str, cx: float, cy: float, size: 
     _stamp(face, mask, cx - mask.shape[1] / 2, cy - mask.shape[0] / 2, style.colours[suit])
 
 
-def _court(face: np.ndarray, style: Style, rank: str, suit: str,
-           rng: np.random.Generator) -> None:
-    """A picture of bands, robes and a head in the design's palette, framed, with the suit
-    and (as some designs print it) the letter inside."""
+def _court(face: np.ndarray, style: Style, suit: str, rng: np.random.Generator) -> None:
+    """A picture of shapes and a head in the design's palette, mirrored top to bottom as a
+    double-headed court card is, framed, with a small suit in its corner."""
     height = _height(style)
     x0, y0 = round(style.court_at[0] * WIDTH), round(style.court_at[1] * height)
     x1, y1 = WIDTH - x0, height - y0
@@ -279,12 +309,12 @@ def draw_face(style: Style, code: str) -> np.ndarray:
         d = round(inset * WIDTH)
         cv2.rectangle(face, (d, d), (WIDTH - d, height - d), colour, width, cv2.LINE_AA)
     if rank in ("J", "Q", "K"):
-        _court(face, style, rank, suit, rng)
+        _court(face, style, suit, rng)
     elif rank == "A":
         _pip(face, style, suit, WIDTH / 2, height / 2, style.ace_size * WIDTH)
     else:
         for fx, fy in PIP_PLACES[rank]:
-            x = 0.5 + (fx - 0.5) / 0.18 * style.pip_spread
+            x = 0.5 + (fx - 0.5) / PIP_COLUMNS * style.pip_spread
             _pip(face, style, suit, x * WIDTH, (0.1 + 0.8 * fy) * height,
                  style.pip_size * WIDTH, upside_down=fy > 0.5)
     _index(face, style, rank, suit)
@@ -320,8 +350,8 @@ def draw_back(style: Style) -> np.ndarray:
         blend = cv2.resize(noise.astype(np.float32), (WIDTH, height),
                            interpolation=cv2.INTER_CUBIC).clip(0, 1)[..., None]
         back = (blend * np.float32(ink) + (1 - blend) * np.float32(ground)).astype(np.uint8)
-    border = round(0.045 * WIDTH) if style.seed % 3 else 0
-    if border:
+    if style.back_border:
+        border = round(0.045 * WIDTH)
         framed = np.full_like(back, style.paper)
         framed[border:-border, border:-border] = back[border:-border, border:-border]
         back = framed
@@ -344,14 +374,7 @@ def draw_joker(style: Style, number: int) -> np.ndarray:
 
 def _with_outline(style: Style, face: np.ndarray) -> np.ndarray:
     """BGRA, transparent outside the card's rounded corners."""
-    height, r = face.shape[0], style.radius
-    alpha = np.zeros(face.shape[:2], np.uint8)
-    cv2.rectangle(alpha, (r, 0), (WIDTH - 1 - r, height - 1), 255, -1)
-    cv2.rectangle(alpha, (0, r), (WIDTH - 1, height - 1 - r), 255, -1)
-    for cx in (r, WIDTH - 1 - r):
-        for cy in (r, height - 1 - r):
-            cv2.circle(alpha, (cx, cy), r, 255, -1, cv2.LINE_AA)
-    return np.dstack([face, alpha])
+    return np.dstack([face, rounded_alpha(WIDTH, face.shape[0], style.radius)])
 
 
 def write_design(style: Style, root: Path) -> Path:

@@ -31,7 +31,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.invent import write_designs
+from bench.invent import hsv_colour, write_designs
 from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
 from controller.service.recording import open_recording
 from controller.sim.recording import write_synthetic_recording
@@ -59,8 +59,7 @@ def solid_colour(rng: np.random.Generator) -> tuple[int, int, int]:
     hue = int(rng.integers(0, 180))
     saturation, value = (int(rng.integers(130, 256)), int(rng.integers(60, 256))) \
         if rng.random() < 0.8 else (int(rng.integers(0, 256)), int(rng.integers(20, 90)))
-    hsv = np.uint8([[[hue, saturation, value]]])
-    return tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    return hsv_colour(hue, saturation, value)
 
 
 def enrolment_dir(deck_dir: Path, out: Path, cut_colour: tuple[int, int, int]) -> Path:
@@ -187,7 +186,8 @@ def main() -> int:
                         help="back, cut and empty windows of each per design (default twice "
                         "--views): their silent errors are a thin tail")
     parser.add_argument("--invent", type=int, default=0, metavar="N",
-                        help="read N invented designs (bench.invent) instead of --decks")
+                        help="read N invented designs (bench.invent) instead of --decks "
+                        "(--only still picks among them)")
     parser.add_argument("--invent-seed", type=int, default=1, metavar="S",
                         help="the first invented design's seed (default 1)")
     add_design_choice(parser)

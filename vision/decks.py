@@ -52,19 +52,20 @@ def decks_root() -> Path:
     return Path(__file__).resolve().parents[1].parent / "shared" / "decks"
 
 
-def _rounded_alpha() -> np.ndarray:
-    alpha = np.zeros((CARD_H, CARD_W), np.uint8)
-    r = _CORNER
-    cv2.rectangle(alpha, (r, 0), (CARD_W - 1 - r, CARD_H - 1), 255, -1)
-    cv2.rectangle(alpha, (0, r), (CARD_W - 1, CARD_H - 1 - r), 255, -1)
-    for cx in (r, CARD_W - 1 - r):
-        for cy in (r, CARD_H - 1 - r):
+def rounded_alpha(width: int = CARD_W, height: int = CARD_H, radius: int = _CORNER) -> np.ndarray:
+    """A card's outline as an alpha channel: opaque inside its rounded corners."""
+    alpha = np.zeros((height, width), np.uint8)
+    r = radius
+    cv2.rectangle(alpha, (r, 0), (width - 1 - r, height - 1), 255, -1)
+    cv2.rectangle(alpha, (0, r), (width - 1, height - 1 - r), 255, -1)
+    for cx in (r, width - 1 - r):
+        for cy in (r, height - 1 - r):
             cv2.circle(alpha, (cx, cy), r, 255, -1, cv2.LINE_AA)
     return alpha
 
 
 def _with_alpha(bgr: np.ndarray) -> np.ndarray:
-    return np.dstack([bgr, _rounded_alpha()])
+    return np.dstack([bgr, rounded_alpha()])
 
 
 def _blank_face() -> np.ndarray:

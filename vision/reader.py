@@ -125,8 +125,8 @@ class Reader:
         # it (gnome-ancient_french's bright red cut card, washed out, at 0.79).
         if (name == "empty" and kind == "cut") or (
                 name == "cut" and kind == "empty" and self._gate.resembles_empty(numbers)):
-            return Reading("unknown", score=score, reason=f"not sure: nearest the {name}'s "
-                           f"views, but the {kind} at a glance")
+            return Reading("unknown", score=score, reason=f"not sure: nearest the "
+                           f"{_SURFACES[name]}'s views, but the {_SURFACES[kind]} at a glance")
         if name in ("back", "cut", "empty"):
             if p.accepts(f"model:{name}", score, margin):
                 return Reading(name, score=score)
@@ -183,6 +183,7 @@ def one_compute_thread() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
+_SURFACES = {"cut": "cut card", "empty": "empty window"}
 _LOOKS = {JOKER: "looks like a joker", "blank": "looks like a face with nothing printed",
           "passing": "looks like a card passing with its index out of view"}
 

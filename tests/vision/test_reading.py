@@ -68,9 +68,12 @@ def test_the_cut_card_and_the_empty_shoe_are_read_only_when_the_glance_does_not_
     assert vector_reader.read(window).kind == kind
     mocker.patch("vision.gate.EmptyGate.resembles_empty", return_value=True)
     mocker.patch("vision.reader.best_of", return_value=(glance, 0.9, 0.2, kind))
+    mocker.patch("vision.reader.blank_of_ink", return_value=False)  # no empty at a glance
     reading = vector_reader.read(window)
+    names = {"cut": "cut card", "empty": "empty window"}
     assert reading.kind == "unknown"
-    assert reading.reason == f"not sure: nearest the {kind}'s views, but the {glance} at a glance"
+    assert reading.reason == (f"not sure: nearest the {names[kind]}'s views, but the "
+                              f"{names[glance]} at a glance")
 
 
 def test_a_glance_of_the_empty_window_far_from_the_empty_shoes_colour_does_not_veto_the_cut_card(
