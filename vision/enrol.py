@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from contract import JOKER
-from vision.cards import ALL_CARDS
+from vision.cards import ALL_CARDS, SURFACE_KINDS, SURFACE_NAMES
 from vision.decks import foreign_deck
 from vision.errors import EnrolmentError
 from vision.features import card_above_window, card_region, thumbnail
@@ -47,7 +47,7 @@ from vision.model import (
 )
 from vision.profile import STAGES, Profile
 from vision.register import Registration, learn_templates, zone_of
-from vision.samples import SURFACE_KINDS, Samples, read_samples
+from vision.samples import Samples, read_samples
 from vision.synth import Source, card_source, random_perturbation, render, window_source
 
 TRAIN_VIEWS = 40  # envelope views learned per class, besides the nominal one
@@ -327,7 +327,6 @@ def _pair_acceptance(rest: list[HeldOut], right: list[HeldOut], passed: set[int]
 
 
 _PLURAL = {"back": "backs", "cut": "cut cards", "empty": "empty windows"}
-_SINGULAR = {"back": "back", "cut": "cut card", "empty": "empty window"}
 
 
 def _surface_read(h: HeldOut, accept: dict) -> str:
@@ -442,7 +441,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     if confused:  # their thresholds are set by a thin tail: see more of it
         extra = _more_surface_views(samples, confused, held, held_rng, registration, counter)
         held_out += [_read(v, card_model, kind_model, likeness) for v in extra]
-        notes.append(f"the {' and the '.join(_SINGULAR[k] for k in sorted(confused))} look "
+        notes.append(f"the {' and the '.join(SURFACE_NAMES[k] for k in sorted(confused))} look "
                      "alike in some held-back views (a cut card about the colour of the "
                      "shoe's interior?): such views are read as unknown, and the table halts "
                      "rather than guess; a cut card of another colour avoids it")

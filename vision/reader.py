@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from contract import JOKER
-from vision.cards import split_code
+from vision.cards import SURFACE_KINDS, SURFACE_NAMES, split_code
 from vision.features import card_above_window, thumbnail
 from vision.gate import gate_vector
 from vision.geometry import to_window
@@ -126,8 +126,9 @@ class Reader:
         if (name == "empty" and kind == "cut") or (
                 name == "cut" and kind == "empty" and self._gate.resembles_empty(numbers)):
             return Reading("unknown", score=score, reason=f"not sure: nearest the "
-                           f"{_SURFACES[name]}'s views, but the {_SURFACES[kind]} at a glance")
-        if name in ("back", "cut", "empty"):
+                           f"{SURFACE_NAMES[name]}'s views, but the {SURFACE_NAMES[kind]} "
+                           "at a glance")
+        if name in SURFACE_KINDS:
             if p.accepts(f"model:{name}", score, margin):
                 return Reading(name, score=score)
             least_score, least_margin = p.thresholds[f"model:{name}"]
@@ -183,7 +184,6 @@ def one_compute_thread() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
-_SURFACES = {"cut": "cut card", "empty": "empty window"}
 _LOOKS = {JOKER: "looks like a joker", "blank": "looks like a face with nothing printed",
           "passing": "looks like a card passing with its index out of view"}
 

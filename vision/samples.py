@@ -17,12 +17,11 @@ import cv2
 import numpy as np
 
 from contract import JOKER
-from vision.cards import split_code
+from vision.cards import SURFACE_KINDS, split_code
 from vision.errors import EnrolmentError
 from vision.imageio import IMAGE_SUFFIXES, read_image
 from vision.synth import Source, card_source, render, window_source
 
-SURFACE_KINDS = ("back", "cut", "empty")
 NOT_A_CARD = JOKER
 
 
