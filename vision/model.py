@@ -112,6 +112,19 @@ def kind_weights() -> np.ndarray:
         np.float32)
 
 
+# Poses one step of the index search away from a pose, as (scale factor, x, y) with x and y
+# in nominal window pixels at the pose's scale: the refinement's scale step (`register.FINER`)
+# and its position step (a half-size pixel across; down, the same share of the zone's
+# height, which is 1.8 times its width).
+NUDGES = ((0.96, 0, 0), (1.04, 0, 0), (1, -2, 0), (1, 2, 0), (1, 0, -3), (1, 0, 3))
+
+
+def nudged(pose: Pose) -> list[Pose]:
+    """The poses NUDGES away from `pose` (their score is `pose`'s)."""
+    return [Pose(pose.scale * k, pose.cx + dx * pose.scale, pose.cy + dy * pose.scale,
+                 pose.score) for k, dx, dy in NUDGES]
+
+
 def zone_picture(prepared: Prepared, pose: Pose) -> np.ndarray:
     """The ink of the index zone at `pose`, at ZONE_PICTURE size."""
     width, height = ZONE_PICTURE
@@ -250,8 +263,11 @@ class Model:
         return self.scores_of(self.embed(vector))
 
     def scores_of(self, embedded: np.ndarray) -> np.ndarray:
-        """`class_scores` of a vector already embedded (`embed`)."""
-        return np.maximum.reduceat(self.views @ embedded, self._starts)
+        """`class_scores` of a vector already embedded (`embed`); of vectors (K, D), the
+        scores (K, classes)."""
+        if embedded.ndim == 1:
+            return np.maximum.reduceat(self.views @ embedded, self._starts)
+        return np.maximum.reduceat(self.views @ embedded.T, self._starts).T
 
 
 def best_of(model: Model, vector: np.ndarray) -> tuple[str, float, float, str]:
