@@ -4,7 +4,9 @@ The index zone is found (`register`), described (`model.describe`) and compared 
 design's learned views of its 52 cards (`model.Model`). The reading is the card of the
 nearest views, but only when it is both close enough to them and far enough ahead of every
 other card: the two thresholds were calibrated at enrolment on held-back views so that none
-of those read wrong would have passed. Before that, the whole window is glanced at (the
+of those read wrong would have passed. Nor where, with the zone a step of its search away,
+another card comes as close (`model.nudged`): the reading would rest on where the zone
+fell. Before that, the whole window is glanced at (the
 kind model, calibrated the same way, so that no held-back card would be taken for one of
 those): the empty window, a back in the over view and a card's body passing need no index,
 and most frames are one of them. Each stage has thresholds of its own (`Profile.thresholds`,
@@ -175,7 +177,6 @@ class Reader:
                + f"), index found {pose.score:.2f} (needs {p.pose_floor:.2f}), looks like it "
                f"{alike:.2f} (needs {like_floor:.2f})")
         return Reading("unknown", score=score, reason=why)
-
 
     def _nudged_rival(self, prepared: Prepared, pose: Pose, glance: np.ndarray, number: int,
                       floor: float) -> tuple[str, float] | None:
