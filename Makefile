@@ -48,7 +48,7 @@ firmware: $(CC_PATH)
 
 test: $(STAMP) $(MOSQUITTO) $(CHROMIUM) $(SYSTEMD_ANALYZE) $(CC_PATH)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 
 soak: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q -m soak

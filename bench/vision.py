@@ -150,7 +150,7 @@ def bench_design(deck_dir: Path, views: int, severity: float, seed: int, progres
             counts["silent"] += wrong
             if reading.kind != OTHERS[code]:
                 counts["misses"].append(f"{code} read {reading.card or reading.kind}"
-                                        + (" (silent)" if wrong else ""))
+                                        + (" (silent)" if wrong else f" ({reading.reason})"))
             if code == EMPTY:
                 counts["empty_times"].append(elapsed)
             continue
@@ -178,7 +178,8 @@ def main() -> int:
     parser.add_argument("--severity", type=float, default=1.0, help="of the envelope (1.0)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--misses", action="store_true",
-                        help="list the silent errors and the backs, cuts, empties missed")
+                        help="list the silent errors, and the backs, cuts and empties missed "
+                        "with the reader's reason")
     parser.add_argument("--from", dest="source", choices=("faces", "recording"),
                         default="faces", help="enrol from the design's faces (default) or "
                         "from a recording of it run through the shoe")

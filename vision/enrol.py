@@ -411,7 +411,8 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     registration = Registration(learn_templates(zones))
     counter = _Counter(progress, _view_count(samples, views, held))
 
-    learned = _views(samples, views, np.random.default_rng(SEED), counter, registration)
+    learned = _views(samples, views, np.random.default_rng(SEED), counter, registration,
+                     learned=views)
     # A view whose index zone was hardly found (glared out, pushed off the window) shows
     # nothing of its card: learned, it would be the nearest view of every blank window.
     found = [v for v in learned if v.truth in cards]
@@ -436,7 +437,8 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     pairs = learn_pairs(card_model, len(cards))
     held_rng = np.random.default_rng(SEED + 1)
     held_out = [_read(v, card_model, kind_model, likeness) for v in
-                _views(samples, held, held_rng, counter, registration, travel=True)]
+                _views(samples, held, held_rng, counter, registration, travel=True,
+                       learned=views)]
     confused = _confused_surfaces(held_out)
     if confused:  # their thresholds are set by a thin tail: see more of it
         extra = _more_surface_views(samples, confused, held, held_rng, registration, counter)
@@ -537,25 +539,44 @@ HELD_SURFACE_VIEWS = 12
 CONFUSED_SURFACE_VIEWS = 36
 SLIDING_VIEWS = 12  # held-back views of each card sliding past the window
 PASSING_VIEWS = 8  # learned views of each card's body passing, its index out of the window
+# With fewer views learned (`--views`, "fewer is faster"), the views of cards sliding and
+# passing shrink in proportion, to no fewer than this: at 6 views they were two thirds of the
+# enrolment's time.
+FEWEST_MOVING = 2
+
+
+def moving_views(full: int, views: int) -> int:
+    """`full` views of cards sliding or passing (the count with TRAIN_VIEWS learned) for
+    `views` learned: in proportion below TRAIN_VIEWS, at least FEWEST_MOVING; never more."""
+    if views >= TRAIN_VIEWS:
+        return full
+    return max(FEWEST_MOVING, round(full * views / TRAIN_VIEWS))
 PASSED = 150  # window pixels above its place at which a card's index is out of the window
 
 
 def _view_count(samples: Samples, views: int, held: int) -> int:
+    """How many views `_views` renders in its two passes (the progress bar's total)."""
     cards = sum(len(samples.classes[code]) for code in samples.cards)
     surfaces = sum(len(samples.classes.get(kind, ())) for kind in SURFACE_KINDS)
     others = sum(len(s) for s in samples.classes.values()) - cards + len(samples.jokers)
     blanks = len(samples.cards[::13])
-    foreign = 2 * len(ALL_CARDS[::2])
-    return ((cards + NOT_CARD_VIEWS * (others - surfaces) + SURFACE_VIEWS * surfaces) * (views + 1)
-            + (cards + NOT_CARD_VIEWS * (others - surfaces) + HELD_SURFACE_VIEWS * surfaces) * held
-            + (SLIDING_VIEWS + PASSING_VIEWS + 1) * cards + NOT_CARD_VIEWS * blanks * (views + 1)
-            + foreign)
+    foreign = len(ALL_CARDS[::2])
+    # Learned: each sample's nominal view and `views` (times its repeat) of the envelope.
+    learned = ((cards + NOT_CARD_VIEWS * (others - surfaces + blanks)
+                + SURFACE_VIEWS * surfaces) * views + cards + others + blanks)
+    # Held back: `held` (times its repeat), two of each foreign card, and a blank of each.
+    held_back = ((cards + NOT_CARD_VIEWS * (others - surfaces) + HELD_SURFACE_VIEWS * surfaces)
+                 * held + 3 * foreign)
+    moving = (moving_views(SLIDING_VIEWS, views) + moving_views(PASSING_VIEWS, views) + 1) * cards
+    return learned + held_back + moving
 
 
 def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Counter,
-           registration: Registration, *, travel: bool = False) -> list[_View]:
+           registration: Registration, *, travel: bool = False,
+           learned: int = TRAIN_VIEWS) -> list[_View]:
     """`count` envelope views of every sample (the nominal one first, unless `travel`: then
-    the views are held back, and two of each card sliding past the window are added)."""
+    the views are held back, and views of each card sliding past the window are added);
+    `learned`: the views learned per card, which the cards sliding and passing follow."""
     jobs: list[tuple[str, Source]] = [(name, source) for name, sources in samples.classes.items()
                                       for source in sources]
     jobs += [(JOKER, source) for source in samples.jokers]
@@ -587,7 +608,7 @@ def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Cou
         span = min(source.travel_span, WINDOW_H) if source.extend else source.travel_span
         if travel:
             # The card sliding past: its index entering, leaving, partly out of the window.
-            for k in range(SLIDING_VIEWS):
+            for k in range(moving_views(SLIDING_VIEWS, learned)):
                 # Most where the index is partly out of the window: where a glyph cut in half
                 # may look like another.
                 low, high = (-span, WINDOW_H * 0.9) if k % 3 == 0 else (-PASSED, WINDOW_H * 0.9)
@@ -599,7 +620,7 @@ def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Cou
                 counter.tick()
         else:
             # The card's body passing the window, its index gone: learned as not a card.
-            for k in range(PASSING_VIEWS):
+            for k in range(moving_views(PASSING_VIEWS, learned)):
                 window = render(source, random_perturbation(rng, 0.6),
                                 travel=rng.uniform(-span, -PASSED), rng=rng)
                 out.append(_view("passing", k, window, registration))

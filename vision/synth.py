@@ -205,16 +205,19 @@ def _gain_map(gain: float, tint: tuple[float, float, float], light: float, light
     """Per-pixel, per-channel gain (x GAIN_ONE): exposure, colour cast and a gradient or a
     hotspot, as uint8 so shading is one saturating multiply."""
     width, height = size
-    ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
-    xs, ys = xs / width, ys / height
+    xs = np.arange(width, dtype=np.float32)[None, :] / width
+    ys = np.arange(height, dtype=np.float32)[:, None] / height
+    # Both fields are built from a row and a column (the hotspot's Gaussian is their
+    # product): every view draws its own light, and the whole-window arithmetic in float
+    # with three channels was a sixth of an enrolment.
     if hotspot is not None:
         cx, cy = hotspot
-        field = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / 0.18)
+        field = np.exp(-(ys - cy) ** 2 / 0.18) * np.exp(-(xs - cx) ** 2 / 0.18)
     else:
         field = np.cos(light_dir) * (xs - 0.5) + np.sin(light_dir) * (ys - 0.5)
-    gain = gain * (1.0 + light * field)
-    gain = gain[:, :, None] * np.array(tint, np.float32) * GAIN_ONE
-    return np.ascontiguousarray(np.clip(np.rint(gain), 0, 255), dtype=np.uint8)
+    level = np.float32(1.0) + np.float32(light) * field.astype(np.float32)
+    # Each channel scaled, rounded and saturated to uint8 by OpenCV (the level is positive).
+    return cv2.merge([cv2.convertScaleAbs(level, alpha=gain * t * GAIN_ONE) for t in tint])
 
 
 @lru_cache(maxsize=32)

@@ -54,8 +54,9 @@ def register(subparsers) -> None:
                         "recording in DIR (to look at, or to enrol again without it)")
     parser.add_argument("--out", required=True, metavar="PROFILE", help="profile file to write")
     parser.add_argument("--views", type=_views, default=TRAIN_VIEWS, metavar="N",
-                        help=f"views learned per card (default {TRAIN_VIEWS}; fewer is faster "
-                        "and reads fewer cards with confidence)")
+                        help=f"views learned per card (default {TRAIN_VIEWS}; fewer is faster, "
+                        "with fewer views of cards sliding and passing as well, and reads "
+                        "fewer cards with confidence)")
     parser.add_argument("--sheet", metavar="PNG", help="also draw a contact sheet: what was "
                         "enrolled and the held-back views read wrong or not read")
     parser.set_defaults(func=run)

@@ -18,13 +18,18 @@ from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.journal.store import Journal
 from controller.surveillance import messages
 from controller.surveillance.broker import open_client, parse_broker_url
+from tests.shared_profiles import suite_reader
 from tests.surveillance.monitor_rig import Subscriber
 from tests.surveillance.mosquitto import Mosquitto, free_port
 from tests.surveillance.waiting import wait_until
+from vision.decks import synthetic_deck
 
 
 @pytest.fixture
 def broker(tmp_path):
+    # The simulations' design learned once for the test run (under the workers' lock) before
+    # any starts: three simulations would each learn it again, at once, on two cores.
+    suite_reader(synthetic_deck())
     folder = tmp_path / "broker"
     folder.mkdir()
     server = Mosquitto(folder).start()

@@ -78,3 +78,24 @@ def test_write_samples_makes_an_enrolment_directory(tmp_path):
     out = write_samples(synthetic_deck(), tmp_path / "s", codes=["AS", "10H"])
     assert sorted(p.name for p in out.iterdir()) == ["10H.png", "AS.png", "back.png", "cut.png",
                                                       "empty.png"]
+
+
+@pytest.mark.parametrize("hotspot", [None, (0.3, 0.7)])
+def test_the_light_is_the_exposure_times_the_cast_times_the_gradient_or_hotspot(hotspot):
+    """Each pixel's gain (x GAIN_ONE) is exposure x channel cast x (1 + light x field), the
+    field a linear gradient across the window along `light_dir`, or a Gaussian hotspot."""
+    from vision.synth import GAIN_ONE, _gain_map
+
+    gain, tint, light, light_dir, size = 1.1, (0.9, 1.0, 1.12), 0.25, 0.7, (128, 200)
+    picture = _gain_map(gain, tint, light, light_dir, hotspot, size)
+    assert picture.shape == (200, 128, 3) and picture.dtype == np.uint8
+    for y, x in [(0, 0), (199, 127), (57, 90), (140, 38), (100, 64)]:
+        u, v = x / 128, y / 200
+        if hotspot is None:
+            field = np.cos(light_dir) * (u - 0.5) + np.sin(light_dir) * (v - 0.5)
+        else:
+            field = np.exp(-((u - hotspot[0]) ** 2 + (v - hotspot[1]) ** 2) / 0.18)
+        expected = [gain * t * (1 + light * field) * GAIN_ONE for t in tint]
+        assert np.abs(picture[y, x].astype(float) - expected).max() <= 0.51, (y, x)
+    # A bright light saturates instead of wrapping round.
+    assert _gain_map(2.5, (1.0, 1.0, 1.0), 0.25, 0.0, None, size).min() == 255
