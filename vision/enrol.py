@@ -539,9 +539,10 @@ HELD_SURFACE_VIEWS = 12
 CONFUSED_SURFACE_VIEWS = 36
 SLIDING_VIEWS = 12  # held-back views of each card sliding past the window
 PASSING_VIEWS = 8  # learned views of each card's body passing, its index out of the window
+PASSED = 150  # window pixels above its place at which a card's index is out of the window
 # With fewer views learned (`--views`, "fewer is faster"), the views of cards sliding and
-# passing shrink in proportion, to no fewer than this: at 6 views they were two thirds of the
-# enrolment's time.
+# passing shrink in proportion, to no fewer than this: at 6 views they were nearly half of the
+# views rendered.
 FEWEST_MOVING = 2
 
 
@@ -551,7 +552,6 @@ def moving_views(full: int, views: int) -> int:
     if views >= TRAIN_VIEWS:
         return full
     return max(FEWEST_MOVING, round(full * views / TRAIN_VIEWS))
-PASSED = 150  # window pixels above its place at which a card's index is out of the window
 
 
 def _view_count(samples: Samples, views: int, held: int) -> int:
