@@ -100,10 +100,22 @@ def test_delayed_frames_still_arrive_in_order(either_rig, tmp_path):
     assert [e.counter for e in got.of(CardPresent)] == list(range(1, 51))
 
 
-def test_garbage_written_straight_into_the_line_is_skipped(rig):
+def test_a_second_opener_of_the_port_loses_no_card(rig):
+    """A curious operator opening the port: the terminal's settings are the device's, not
+    the opener's, so the host's read may find the port gone for a moment and open it again
+    (and drop what was waiting in it); no card is lost or doubled."""
     shoe, transport, got = rig()
     with serial.Serial(os.path.realpath(shoe.device)) as _:
-        pass  # a second opener (e.g. a curious operator) must not disturb the link
+        pass
+    shoe.deal_card()
+    got.until(count(CardGone, 1))
+    assert got.of(CardPresent) == [CardPresent(1)]
+
+
+def test_garbage_written_straight_into_the_line_is_skipped(rig):
+    """Apart from the second opener above: a reopening drops what waits in the port, and
+    with it the garbage (the two in one test failed so, once in a clean-clone run)."""
+    shoe, transport, got = rig()
     shoe.emulator.session._out.append(b"\x13\x37garbage\x00\x01\x02")
     shoe.deal_card()
     got.until(count(CardGone, 1))
