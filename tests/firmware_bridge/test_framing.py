@@ -1,6 +1,5 @@
 import binascii
 import re
-import struct
 from pathlib import Path
 
 import pytest
@@ -114,7 +113,7 @@ def the_one_flip_the_crc_misses(frame: Frame) -> bool:
     in a right CRC (docs/protocol.md, section 1). One frame in 256 with a payload."""
     if not frame.payload:
         return False
-    head = struct.pack(">BBBB", frame.version, frame.type, frame.seq, frame.ack)
+    head = framing.HEADER.pack(frame.version, frame.type, frame.seq, frame.ack)
     return frame.payload[-1] == crc16(head + frame.payload[:-1]) >> 8
 
 
