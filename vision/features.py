@@ -68,48 +68,67 @@ def orientation_histograms(picture: np.ndarray, cell: int) -> np.ndarray:
     ORIENTATIONS unsigned bins), normalised by the energy of the 3 x 3 cells around it, square
     rooted. Ink that moves a pixel or two changes little; a stroke that is not there does.
     The normalisation never divides by less than a cell of GRADIENT_FLOOR would give, so
-    blank paper stays blank instead of its noise being blown up to look like strokes."""
+    blank paper stays blank instead of its noise being blown up to look like strokes.
+
+    Of pictures (N, h, w), one row of histograms each (N, ...), in one pass: the reader
+    describes its index zone at seven places (`model.nudged`), and each call has a cost of
+    its own beside its pixels' (a zone picture's pixels are 4,032)."""
     image = picture.astype(np.float32)
-    gx = cv2.Sobel(image, cv2.CV_32F, 1, 0, ksize=1)
-    gy = cv2.Sobel(image, cv2.CV_32F, 0, 1, ksize=1)
-    magnitude, angle = cv2.cartToPolar(gx, gy)
-    h, w = image.shape
-    rows, cols = h // cell, w // cell
+    pictures = image.reshape(-1, *image.shape[-2:])
+    n, h, w = pictures.shape
+    # Central differences, zero at the borders: cv2.Sobel's ksize=1 with its default border
+    # (reflected about the edge pixel) gives the same, but one picture at a time.
+    gx = np.zeros_like(pictures)
+    gy = np.zeros_like(pictures)
+    np.subtract(pictures[:, :, 2:], pictures[:, :, :-2], out=gx[:, :, 1:-1])
+    np.subtract(pictures[:, 2:], pictures[:, :-2], out=gy[:, 1:-1])
+    magnitude, angle = cv2.cartToPolar(gx.reshape(n * h, w), gy.reshape(n * h, w))
     # The direction in bins, unsigned (0 .. 2 pi folded onto 0 .. pi), less half a bin: each
-    # pixel's magnitude is shared between the two bins whose centres it lies between. In
-    # float32 throughout, and both shares counted in one pass (this runs twice a window).
+    # pixel's magnitude is shared between the two bins whose centres it lies between, the
+    # bins `low` and `low + 1`, counted in ORIENTATIONS + 2 slots per cell (from bin -1 to
+    # bin ORIENTATIONS) and the two outer slots folded onto the bins they wrap round to
+    # afterwards: no masks over the pixels (in float32 throughout).
     position = angle.ravel() * _BINS_PER_RADIAN
-    position[position >= ORIENTATIONS] -= ORIENTATIONS
+    position -= np.float32(ORIENTATIONS) * (position >= ORIENTATIONS)
     position -= 0.5
     low = np.floor(position)
     upper_share = position - low
-    low = low.astype(np.intp)
-    low[low < 0] = ORIENTATIONS - 1
-    high = low + 1
-    high[high == ORIENTATIONS] = 0
-    cell_of = _cell_index(h, w, cell) * ORIENTATIONS
+    slot = _cell_slots(n, h, w, cell) + low.astype(np.intp)
     m = magnitude.ravel()
     upper = m * upper_share
-    size = rows * cols * ORIENTATIONS
-    hist = np.bincount(np.concatenate([cell_of + low, cell_of + high]),
-                       np.concatenate([m - upper, upper]), size)
-    hist = hist.reshape(rows, cols, ORIENTATIONS).astype(np.float32)
-    energy = cv2.boxFilter((hist * hist).sum(axis=2), -1, (3, 3), normalize=False,
-                           borderType=cv2.BORDER_REFLECT)
+    rows, cols = h // cell, w // cell
+    slots = ORIENTATIONS + 2
+    size = n * rows * cols * slots
+    counted = np.bincount(slot, m - upper, size) + np.bincount(slot + 1, upper, size)
+    counted = counted.reshape(n, rows, cols, slots)
+    hist = counted[..., 1:-1].astype(np.float32)
+    hist[..., -1] += counted[..., 0]
+    hist[..., 0] += counted[..., -1]
+    # Each cell's energy summed over the 3 x 3 cells around it, the pictures as the channels
+    # of one image (so that none reaches into the next).
+    energy = np.ascontiguousarray((hist * hist).sum(axis=3).transpose(1, 2, 0))
+    around = cv2.boxFilter(energy, -1, (3, 3), normalize=False, borderType=cv2.BORDER_REFLECT)
+    around = around.reshape(rows, cols, n).transpose(2, 0, 1)
     floor = 9.0 * (cell * cell * GRADIENT_FLOOR) ** 2
-    hist /= np.sqrt(energy + floor)[:, :, None]
-    return np.sqrt(np.minimum(hist, 0.4)).ravel()
+    hist /= np.sqrt(around + np.float32(floor))[..., None]
+    shapes = np.sqrt(np.minimum(hist, 0.4)).reshape(n, -1)
+    return shapes[0] if picture.ndim == 2 else shapes
 
 
-_CELL_INDEX: dict[tuple[int, int, int], np.ndarray] = {}
+_CELL_SLOTS: dict[tuple[int, int, int, int], np.ndarray] = {}
 
 
-def _cell_index(h: int, w: int, cell: int) -> np.ndarray:
-    key = (h, w, cell)
-    if key not in _CELL_INDEX:
+def _cell_slots(n: int, h: int, w: int, cell: int) -> np.ndarray:
+    """For each pixel of N pictures h x w, the first histogram slot of its cell, plus one
+    (so that a pixel's `low` bin, -1 .. ORIENTATIONS - 1, lands on slots 0 .. ORIENTATIONS)."""
+    key = (n, h, w, cell)
+    if key not in _CELL_SLOTS:
         ys, xs = np.mgrid[0:h, 0:w]
-        _CELL_INDEX[key] = ((ys // cell) * (w // cell) + xs // cell).ravel()
-    return _CELL_INDEX[key]
+        cells = ((ys // cell) * (w // cell) + xs // cell).ravel()
+        per_picture = (h // cell) * (w // cell)
+        every = (np.arange(n)[:, None] * per_picture + cells[None, :]).ravel()
+        _CELL_SLOTS[key] = every * (ORIENTATIONS + 2) + 1
+    return _CELL_SLOTS[key]
 
 
 def surface_vector(small: np.ndarray) -> np.ndarray:

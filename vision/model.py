@@ -28,7 +28,7 @@ from vision.features import (
     thumbnail,
 )
 from vision.geometry import to_window
-from vision.register import ZONE, Pose
+from vision.register import FINER, ZONE, Pose
 
 ZONE_PICTURE = (48, 84)  # the zone is compared at this size (w, h): 2/3 of nominal
 CELL = 6  # pixels per histogram cell of that picture
@@ -116,13 +116,26 @@ def kind_weights() -> np.ndarray:
 # in nominal window pixels at the pose's scale: the refinement's scale step (`register.FINER`)
 # and its position step (a half-size pixel across; down, the same share of the zone's
 # height, which is 1.8 times its width).
-NUDGES = ((0.96, 0, 0), (1.04, 0, 0), (1, -2, 0), (1, 2, 0), (1, 0, -3), (1, 0, 3))
+NUDGES = ((FINER[1], 0, 0), (FINER[3], 0, 0), (1, -2, 0), (1, 2, 0), (1, 0, -3), (1, 0, 3))
 
 
 def nudged(pose: Pose) -> list[Pose]:
     """The poses NUDGES away from `pose` (their score is `pose`'s)."""
     return [Pose(pose.scale * k, pose.cx + dx * pose.scale, pose.cy + dy * pose.scale,
                  pose.score) for k, dx, dy in NUDGES]
+
+
+def describe_nudged(prepared: Prepared, pose: Pose, vector: np.ndarray) -> np.ndarray:
+    """The vectors (len(NUDGES), ...) of the window with its index zone at each of
+    `nudged(pose)`: `vector` (`describe` at `pose`, and whatever follows it) with the
+    shape taken at the nudged zone, all in one pass (`orientation_histograms`). The ink's
+    redness stays the zone's at `pose`: a step moves where the index falls in the zone, not
+    the colour of its ink."""
+    pictures = np.stack([zone_picture(prepared, near) for near in nudged(pose)])
+    shapes = orientation_histograms(pictures, CELL)
+    rows = np.repeat(vector[None, :], len(pictures), axis=0)
+    rows[:, : shapes.shape[1]] = shapes
+    return rows
 
 
 def zone_picture(prepared: Prepared, pose: Pose) -> np.ndarray:

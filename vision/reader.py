@@ -5,7 +5,7 @@ design's learned views of its 52 cards (`model.Model`). The reading is the card 
 nearest views, but only when it is both close enough to them and far enough ahead of every
 other card: the two thresholds were calibrated at enrolment on held-back views so that none
 of those read wrong would have passed. Nor where, with the zone a step of its search away,
-another card comes as close (`model.nudged`): the reading would rest on where the zone
+another card comes as close (`model.describe_nudged`): the reading would rest on where the zone
 fell. Before that, the whole window is glanced at (the
 kind model, calibrated the same way, so that no held-back card would be taken for one of
 those): the empty window, a back in the over view and a card's body passing need no index,
@@ -34,9 +34,9 @@ from vision.model import (
     best_of,
     blank_of_ink,
     describe,
+    describe_nudged,
     kind_vector,
     likeness_vector,
-    nudged,
     ranked,
     weakest,
     zone_picture,
@@ -161,7 +161,7 @@ class Reader:
         contrary = min(known, default=0.0) < 0.0
         if gated and not contrary and (margin >= least_margin or (
                 lead is not None and lead >= p.thresholds["pair"][0])):
-            other = self._nudged_rival(prepared, pose, glance, number, score - least_margin)
+            other = self._nudged_rival(prepared, pose, vector, number, score - least_margin)
             if other is not None:
                 return Reading("unknown", score=score, reason=f"not sure: {name} {score:.2f}, "
                                f"but {other[0]} {other[1]:.2f} with the index found a step "
@@ -178,7 +178,7 @@ class Reader:
                f"{alike:.2f} (needs {like_floor:.2f})")
         return Reading("unknown", score=score, reason=why)
 
-    def _nudged_rival(self, prepared: Prepared, pose: Pose, glance: np.ndarray, number: int,
+    def _nudged_rival(self, prepared: Prepared, pose: Pose, vector: np.ndarray, number: int,
                       floor: float) -> tuple[str, float] | None:
         """Another class read with a score of at least `floor` (the reading's own less the
         card stage's margin) at one of the poses a step of the index search away from the
@@ -192,9 +192,8 @@ class Reader:
         faint, blurred 5C, 2C and 5S as 5S, 2S and 9S); with this check `bench.vision`
         read none wrong there, for 3 and 5 more rejects in 6,240 faces, and 0 and 1 more
         on the shared designs."""
-        rows = np.stack([np.concatenate([describe(prepared, near), glance])
-                         for near in nudged(pose)])
-        scores = self._cards.scores_of(self._cards.embed(rows))
+        scores = self._cards.scores_of(self._cards.embed(describe_nudged(prepared, pose,
+                                                                          vector)))
         best = scores.argmax(axis=1)
         for row, cls in enumerate(best):
             if cls != number and scores[row, cls] >= floor:

@@ -137,14 +137,17 @@ class Registration:
             if scaled.shape[0] < th or scaled.shape[1] < tw:
                 continue
             fy, fx = small.shape[0] / scaled.shape[0], small.shape[1] / scaled.shape[1]
-            results = self._coarse.match(scaled, everyone, floors=self._flat_below)
-            # Only where a card's index can be across the window (INDEX_X).
+            # Only where a card's index can be across the window (INDEX_X): the columns a
+            # template placed there covers are all that is correlated.
             first = max(0, math.ceil((INDEX_X[0] / _COARSE + p) / fx - tw / 2))
-            last = math.floor((INDEX_X[1] / _COARSE + p) / fx - tw / 2) + 1
+            last = min(scaled.shape[1] - tw + 1,
+                       math.floor((INDEX_X[1] / _COARSE + p) / fx - tw / 2) + 1)
+            if last <= first:
+                continue
+            band = np.ascontiguousarray(scaled[:, first : last + tw - 1])
+            results = self._coarse.match(band, everyone, floors=self._flat_below)
             for template, result in zip(everyone, results, strict=True):
-                if last <= first:
-                    continue
-                _, score, _, (x, y) = cv2.minMaxLoc(result[:, first:last])
+                _, score, _, (x, y) = cv2.minMaxLoc(result)
                 x += first
                 if score > best[0]:
                     best = (score, s, ((x + tw / 2) * fx - p) * _COARSE,

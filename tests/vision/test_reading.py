@@ -7,7 +7,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-import vision.reader as reader_module
 from vision import model
 from vision.cards import ALL_CARDS, split_code
 from vision.features import corner_contrast
@@ -98,19 +97,17 @@ def test_a_card_another_card_matches_as_well_a_search_step_away_is_not_read(
     assert vector_reader.read(window).card == "5S"
     rival = Prepared(render_window(vector_deck, "6S", NOMINAL))
     rival_pose = vector_reader._registration.locate(rival.ink)
-    found = []
-    real_describe = model.describe
+    found = Prepared(window)
+    found_pose = vector_reader._registration.locate(found.ink)
+    real_zone_picture = model.zone_picture
 
-    def describe(prepared, pose, zone=None):
-        if not found:  # the first description is of the pose found
-            found.append(pose)
-            return real_describe(prepared, pose, zone)
-        assert abs(pose.scale / found[0].scale - 1) <= 0.041
-        assert abs(pose.cx - found[0].cx) <= 2.1 * pose.scale
-        assert abs(pose.cy - found[0].cy) <= 3.1 * pose.scale
-        return real_describe(rival, rival_pose)
+    def zone_picture(prepared, pose):  # of the nudged zones only (the reader has its own)
+        assert abs(pose.scale / found_pose.scale - 1) <= 0.041
+        assert abs(pose.cx - found_pose.cx) <= 2.1 * pose.scale
+        assert abs(pose.cy - found_pose.cy) <= 3.1 * pose.scale
+        return real_zone_picture(rival, rival_pose)
 
-    mocker.patch("vision.reader.describe", side_effect=describe)
+    mocker.patch("vision.model.zone_picture", side_effect=zone_picture)
     reading = vector_reader.read(window)
     assert (reading.kind, reading.card) == ("unknown", None)
     assert reading.reason.startswith("not sure: 5S ")
@@ -120,7 +117,7 @@ def test_a_card_another_card_matches_as_well_a_search_step_away_is_not_read(
 def test_a_reading_the_nudged_zones_agree_with_is_read(vector_deck, vector_reader, mocker):
     """The nudges are described and compared, and where they read the same card, it is read."""
     window = render_window(vector_deck, "QH", NOMINAL)
-    spy = mocker.spy(reader_module, "nudged")
+    spy = mocker.spy(model, "nudged")
     assert vector_reader.read(window).card == "QH"
     assert spy.call_count == 1 and len(spy.spy_return) == len(model.NUDGES) == 6
 
