@@ -160,8 +160,8 @@ def bench_design(deck_dir: Path, views: int, severity: float, seed: int, progres
         if reading.kind != "face":
             counts["rejects"] += 1
             counts["silent"] += reading.kind in OTHERS.values()  # a face read as a non-face
-            if reading.kind in OTHERS.values():
-                counts["misses"].append(f"{code} read {reading.kind} (silent)")
+            counts["misses"].append(f"{code} read {reading.kind}" + (
+                " (silent)" if reading.kind in OTHERS.values() else f" ({reading.reason})"))
             continue
         counts["rank_ok"] += reading.rank == rank
         counts["suit_ok"] += reading.suit == suit
@@ -178,8 +178,8 @@ def main() -> int:
     parser.add_argument("--severity", type=float, default=1.0, help="of the envelope (1.0)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--misses", action="store_true",
-                        help="list the silent errors, and the backs, cuts and empties missed "
-                        "with the reader's reason")
+                        help="list the silent errors, and the faces, backs, cuts and empties "
+                        "not read, with the reader's reason")
     parser.add_argument("--from", dest="source", choices=("faces", "recording"),
                         default="faces", help="enrol from the design's faces (default) or "
                         "from a recording of it run through the shoe")
