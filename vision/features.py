@@ -70,9 +70,10 @@ def orientation_histograms(picture: np.ndarray, cell: int) -> np.ndarray:
     The normalisation never divides by less than a cell of GRADIENT_FLOOR would give, so
     blank paper stays blank instead of its noise being blown up to look like strokes.
 
-    Of pictures (N, h, w), one row of histograms each (N, ...), in one pass: the reader
-    describes its index zone at seven places (`model.nudged`), and each call has a cost of
-    its own beside its pixels' (a zone picture's pixels are 4,032)."""
+    Of pictures (N, h, w), one row of histograms each (N, ...), in one pass: an accepted
+    face's index zone is described again at six places a step away
+    (`model.describe_nudged`), and each call has a cost of its own beside its pixels' (a
+    zone picture's pixels are 4,032)."""
     image = picture.astype(np.float32)
     pictures = image.reshape(-1, *image.shape[-2:])
     n, h, w = pictures.shape
