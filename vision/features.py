@@ -60,6 +60,7 @@ def ink_map(gray: np.ndarray, small: np.ndarray | None = None) -> np.ndarray:
 ORIENTATIONS = 9  # unsigned gradient directions per cell
 GRADIENT_FLOOR = 8.0  # grey levels per pixel: weaker gradients are noise, not strokes
 _BINS_PER_RADIAN = np.float32(ORIENTATIONS / np.pi)
+_MOST_CHANNELS = 128  # of an image OpenCV filters (OpenCV 5.1; 4.x allowed 512)
 
 
 def orientation_histograms(picture: np.ndarray, cell: int) -> np.ndarray:
@@ -77,6 +78,9 @@ def orientation_histograms(picture: np.ndarray, cell: int) -> np.ndarray:
     image = picture.astype(np.float32)
     pictures = image.reshape(-1, *image.shape[-2:])
     n, h, w = pictures.shape
+    if n > _MOST_CHANNELS:  # the normalisation takes the pictures as an image's channels
+        return np.concatenate([orientation_histograms(pictures[k : k + _MOST_CHANNELS], cell)
+                               for k in range(0, n, _MOST_CHANNELS)])
     # Central differences, zero at the borders: cv2.Sobel's ksize=1 with its default border
     # (reflected about the edge pixel) gives the same, but one picture at a time.
     gx = np.zeros_like(pictures)

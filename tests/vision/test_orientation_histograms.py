@@ -66,3 +66,13 @@ def test_many_pictures_in_one_pass_are_each_described_as_alone():
     for picture, row in zip(pictures, together, strict=True):
         assert np.allclose(row, orientation_histograms(picture, 6), atol=1e-6)
     assert not together[0].any()  # the blank sheet: below the gradient floor everywhere
+
+
+def test_more_pictures_than_an_image_has_channels_are_described_in_turn():
+    """The normalisation filters the pictures as one image's channels, of which OpenCV takes
+    at most 128: a longer stack is described 128 at a time, each picture as alone."""
+    pictures = np.concatenate([_pictures(5, 7, (84, 48))] * 19)  # 133
+    together = orientation_histograms(pictures, 6)
+    assert together.shape == (133, 14 * 8 * ORIENTATIONS)
+    assert np.allclose(together[128:], together[np.arange(128, 133) % 7], atol=1e-6)
+    assert np.allclose(together[132], orientation_histograms(pictures[132], 6), atol=1e-6)
