@@ -1,7 +1,9 @@
 """Cards per second and frame-to-lamp latency through the whole pipeline (`sabot simulate`).
 
 Deals whole shuffled 8-deck shoes at speed 0: synthetic frames -> Tracker, emulated MCU on a
-pty -> Link, queue -> rules -> fake GPIO -> SQLite journal. Prints the figures for the README.
+pty -> Link, queue -> rules -> fake GPIO -> SQLite journal. Prints the figures for the README,
+and where the reading time went: each read timed by what it read (`ReadingMix`), since the
+shoe's time follows the reader's.
 Usage: python -m bench.e2e [SHOES]
 """
 
@@ -11,23 +13,57 @@ import os
 import sys
 import tempfile
 import time
+from collections import defaultdict
 
 import numpy as np
 
 from controller.sim.setup import build_simulation, enrolled_reader, load_observations
 from vision.decks import synthetic_deck
+from vision.reader import Reader, Reading
+
+
+class ReadingMix:
+    """A reader's stand-in that times each read by what it read: the view (under, or the
+    over view of a shoe with two cameras) and the reading's kind, an unknown by what it
+    looks like (`Reading.looks`) or as "not sure". The rest of the reader is the reader's."""
+
+    def __init__(self, reader: Reader) -> None:
+        self.reader = reader
+        self.times: dict[str, list[float]] = defaultdict(list)
+
+    def __getattr__(self, name: str):
+        return getattr(self.reader, name)
+
+    def read(self, image: np.ndarray, *, back_expected: bool = False) -> Reading:
+        started = time.perf_counter()
+        reading = self.reader.read(image, back_expected=back_expected)
+        self.times[outcome(reading, back_expected)].append(time.perf_counter() - started)
+        return reading
+
+    def lines(self) -> list[str]:
+        """One line per outcome, the most reading time first: reads, median, share."""
+        total = sum(sum(times) for times in self.times.values()) or 1.0
+        ranked = sorted(self.times.items(), key=lambda item: -sum(item[1]))
+        return [f"  {name:<26} {len(times):6d} reads, median {np.median(times) * 1000:5.2f} ms,"
+                f" {sum(times) / total:4.0%} of the reading time" for name, times in ranked]
+
+
+def outcome(reading: Reading, over: bool) -> str:
+    what = reading.kind if reading.kind != "unknown" else f"unknown: {reading.looks or 'not sure'}"
+    return f"{'over' if over else 'under'} {what}"
 
 
 def main(shoes: int = 2) -> None:
     # The design is learned (or its cached profile loaded) before any shoe is timed: a
     # first run used to count the enrolment in its first shoe's wall time.
-    enrolled_reader(synthetic_deck())
+    mix = ReadingMix(enrolled_reader(synthetic_deck()))
     latencies, cards, frames, walls, commits = [], 0, 0, [], 0
     for seed in range(shoes):
         observations, settings = load_observations(None, 8, "A", seed)
         with tempfile.TemporaryDirectory() as folder:
             started = time.monotonic()
-            with build_simulation(settings, os.path.join(folder, "j.sqlite"), seed=seed) as sim:
+            with build_simulation(settings, os.path.join(folder, "j.sqlite"), seed=seed,
+                                  reader=mix) as sim:
                 sim.dealer.play(observations)
                 sim.drain()
                 stats = sim.stats(time.monotonic() - started)
@@ -46,6 +82,8 @@ def main(shoes: int = 2) -> None:
           f"its events after the lamps), {commits / cards:.2f} per card in all")
     print(f"  frame-to-lamp latency over {len(ms)} lamp changes: p50 {np.percentile(ms, 50):.1f}"
           f" ms, p99 {np.percentile(ms, 99):.1f} ms, max {ms.max():.1f} ms")
+    print("  reading time by what was read (the renderer shares the cores and the GIL):")
+    print("\n".join(mix.lines()))
 
 
 if __name__ == "__main__":

@@ -109,10 +109,11 @@ def deck_digest(deck) -> str:
 
 class Simulation:
     def __init__(self, settings, journal_path, deck_name, seed, speed, sink, broker=None,
-                 table_id=None, damage=0.0):
+                 table_id=None, damage=0.0, reader=None):
         # Every resource is closed by the stack, also when building the rest fails.
         self._stack = ExitStack()
         self._damage = damage
+        self._reader = reader
         try:
             self._build(settings, journal_path, deck_name, seed, speed, sink, broker, table_id)
         except BaseException:
@@ -125,7 +126,7 @@ class Simulation:
         self.deck = synthetic_deck() if deck_name == "synthetic" else load_deck(
             None if deck_name == "shared" else deck_name)
         one_compute_thread()
-        reader = enrolled_reader(self.deck)
+        reader = enrolled_reader(self.deck) if self._reader is None else self._reader
         self.panel = open_panel({"backend": "fake", "lamps": DEFAULT_LAMP_PINS,
                                  "buttons": DEFAULT_BUTTON_PINS})
         stack.callback(self.panel.close)
@@ -220,9 +221,12 @@ class Simulation:
 
 
 def build_simulation(settings, journal_path, *, deck_name="synthetic", seed=None, speed=0.0,
-                     sink=None, broker=None, table_id=None, damage=0.0) -> Simulation:
+                     sink=None, broker=None, table_id=None, damage=0.0,
+                     reader=None) -> Simulation:
     """`broker`: a surveillance broker client (controller.surveillance.broker) the table
     publishes to, as `sabot run` does; `table_id` the table's name in journal and topics;
-    `damage`: the share of serial frames damaged each way (firmware_bridge.faults)."""
+    `damage`: the share of serial frames damaged each way (firmware_bridge.faults);
+    `reader`: what reads the camera's windows, instead of a reader of the design's learned
+    profile (a benchmark that times each read)."""
     return Simulation(settings, journal_path, deck_name, seed, speed, sink, broker, table_id,
-                      damage)
+                      damage, reader)
