@@ -108,6 +108,13 @@ def enrolled_as_benchmarked(design: Path) -> tuple[Deck, Reader, tuple[int, int,
     return deck, reader, colour
 
 
+def _miss(code: str, reading, *, silent: bool) -> str:
+    """A window not read as `code`, for `--misses`: what it was read as, and either that the
+    error was silent or the reader's reason for `unknown`."""
+    return (f"{code} read {reading.card or reading.kind}"
+            + (" (silent)" if silent else f" ({reading.reason})"))
+
+
 def bench_design(deck_dir: Path, views: int, severity: float, seed: int, progress,
                  source: str = "faces", surfaces: int | None = None) -> dict:
     rng = np.random.default_rng(seed)
@@ -149,8 +156,7 @@ def bench_design(deck_dir: Path, views: int, severity: float, seed: int, progres
             wrong = reading.kind not in (OTHERS[code], "unknown")
             counts["silent"] += wrong
             if reading.kind != OTHERS[code]:
-                counts["misses"].append(f"{code} read {reading.card or reading.kind}"
-                                        + (" (silent)" if wrong else f" ({reading.reason})"))
+                counts["misses"].append(_miss(code, reading, silent=wrong))
             if code == EMPTY:
                 counts["empty_times"].append(elapsed)
             continue
@@ -160,14 +166,14 @@ def bench_design(deck_dir: Path, views: int, severity: float, seed: int, progres
         if reading.kind != "face":
             counts["rejects"] += 1
             counts["silent"] += reading.kind in OTHERS.values()  # a face read as a non-face
-            counts["misses"].append(f"{code} read {reading.kind}" + (
-                " (silent)" if reading.kind in OTHERS.values() else f" ({reading.reason})"))
+            counts["misses"].append(_miss(code, reading,
+                                          silent=reading.kind in OTHERS.values()))
             continue
         counts["rank_ok"] += reading.rank == rank
         counts["suit_ok"] += reading.suit == suit
         counts["silent"] += reading.card != code
         if reading.card != code:
-            counts["misses"].append(f"{code} read {reading.card} (silent)")
+            counts["misses"].append(_miss(code, reading, silent=True))
     counts.update(name=deck_dir.name, enrol_s=enrol_s, notes=len(notes), back=has_back)
     return counts
 

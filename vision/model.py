@@ -164,6 +164,7 @@ def describe(prepared: Prepared, pose: Pose, zone: np.ndarray | None = None) -> 
     zone = zone_picture(prepared, pose) if zone is None else zone
     shape = orientation_histograms(zone, CELL)
     redness = REDNESS_WEIGHT * _redness(prepared.window, prepared.ink, pose)
+    # The shape first: `describe_nudged` puts the nudged zones' in its place.
     return np.concatenate([shape, [redness], prepared.surface]).astype(np.float32)
 
 
