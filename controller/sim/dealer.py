@@ -11,12 +11,11 @@ observation to be handled before the next, as a dealer follows the lamps.
 
 from __future__ import annotations
 
+import itertools
 import queue
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,8 +24,9 @@ from controller.errors import SabotError
 from controller.game import observations as obs
 from controller.service.pipeline import Pipeline
 from controller.service.runtime import BUTTON_OBSERVATIONS, ShoeRuntime
+from controller.sim.renderer import CardRenderer
 from firmware_bridge.pty_shoe import PtyShoe
-from vision.synth import PASSAGE_SEVERITY, WINDOW_H, WINDOW_W, render_window, two_view_frames
+from vision.synth import PASSAGE_SEVERITY, WINDOW_H, WINDOW_W, render_window
 
 BUTTON_OF = {observation: name for name, observation in BUTTON_OBSERVATIONS.items()}
 UNDER_WINDOW = (0, 0, WINDOW_W, WINDOW_H)
@@ -102,21 +102,18 @@ class Dealer:
             raise SimulationError("the emulated shoe's link did not come up")
 
     def play(self, observations: list[obs.Observation]) -> None:
-        # Frames are rendered one card ahead in a worker thread (OpenCV releases the GIL),
-        # in order, so the camera reads one card while the next is drawn.
-        cards = iter([o for o in observations if type(o) not in BUTTON_OF])
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="render") as renderer:
-            ahead: deque = deque()
-
-            def render_ahead() -> None:
-                while len(ahead) < 2 and (card := next(cards, None)) is not None:
-                    ahead.append(renderer.submit(self._render, card))
-
-            render_ahead()
+        # Frames are rendered two cards ahead, in order, in a process of their own
+        # (`CardRenderer`), so the camera reads one card while the next ones are drawn.
+        cards = iter([dealt_code(o) for o in observations if type(o) not in BUTTON_OF])
+        with CardRenderer(self.deck, self.rng, self.timing.frames_per_card,
+                          self.timing.severity) as renderer:
+            for card in itertools.islice(cards, 2):
+                renderer.ask(*card)
             for step, observation in enumerate(observations, start=1):
                 if type(observation) not in BUTTON_OF:
-                    frames = ahead.popleft().result()
-                    render_ahead()
+                    frames = renderer.frames()
+                    if (card := next(cards, None)) is not None:
+                        renderer.ask(*card)
                 else:
                     frames = None
                 self._step(step, observation, frames)
@@ -135,13 +132,6 @@ class Dealer:
             raise self.pipeline.error
         if self.timing.speed > 0:
             time.sleep(max(0.0, 1 / self.timing.speed - (time.monotonic() - started)))
-
-    def _render(self, observation: obs.Observation) -> list[np.ndarray]:
-        """The camera frames of one card passing: under and over views side by side."""
-        code, face_up = dealt_code(observation)
-        return [np.hstack((under, over)) for under, over, _ in two_view_frames(
-            self.deck, code, self.rng, face_up=face_up, frames=self.timing.frames_per_card,
-            severity=self.timing.severity)]
 
     def _pass_card(self, frames: list[np.ndarray]) -> None:
         self.shoe.card_present()
