@@ -8,7 +8,9 @@ through the window in `--frames` frames (`synth.card_frames`, the simulator's se
 card sensor given), into a `Tracker`: one row per design with the passages read, unread
 (the table would halt), read as another card (must be 0) and taken for a card that slid
 back into the shoe (a false halt).
-Run: .venv/bin/python -m bench.passages [--frames 16] [--passages 2] [--only NAME...]
+`--face-up` deals every card face up past a shoe's two cameras instead: read right only when
+the over view read its face and the under view its back.
+Run: .venv/bin/python -m bench.passages [--frames 16] [--passages 2] [--only NAME...] [--face-up]
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from vision.decks import decks_root, draw_cut, load_deck, synthetic_deck
 from vision.enrol import enrol
 from vision.events import CardSeen, SlidBack
 from vision.reader import Reader, one_compute_thread
-from vision.synth import card_frames
+from vision.synth import card_frames, two_view_frames
 from vision.tracker import Tracker
 
 BUILT_IN = "built-in (synthetic)"
@@ -50,17 +52,29 @@ def reader_of(design: str, seed: int) -> tuple[object, Reader]:
 
 
 def deal_passages(deck, reader: Reader, passages: int, frames: int, seed: int,
-                  advance) -> dict:
+                  advance, face_up: bool = False) -> dict:
+    """`face_up`: every card dealt face up, past a shoe's two cameras (`two_view_frames`:
+    the under view sees its back, the over view its face), and read right only as face up."""
     rng = np.random.default_rng(seed)
     counts = {"passages": 0, "read": 0, "unread": 0, "wrong": 0, "slid": 0, "missed": []}
     blank = np.zeros((200, 128, 3), np.uint8)
+
+    def views(code: str):
+        """(under, over, card present) of each frame of `code`'s passage."""
+        if face_up:
+            return ((under, over, present) for under, over, present in two_view_frames(
+                deck, code, rng, face_up=True, frames=frames))
+        return ((window, None, present)
+                for window, present in card_frames(deck, code, rng, frames=frames))
+
     for _ in range(passages):
         for code in ALL_CARDS:
             tracker = Tracker(reader)
-            events = [e for window, present in card_frames(deck, code, rng, frames=frames)
-                      for e in tracker.feed(window, card_present=present)]
+            events = [e for under, over, present in views(code)
+                      for e in tracker.feed(under, card_present=present, over=over)]
             events += tracker.feed(blank, card_present=False)
-            seen = [e.card for e in events if isinstance(e, CardSeen)]
+            seen = [e.card + (" face down" if face_up and not e.face_up else "")
+                    for e in events if isinstance(e, CardSeen)]
             counts["passages"] += 1
             if any(isinstance(e, SlidBack) for e in events):
                 counts["slid"] += 1
@@ -84,14 +98,21 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20261202)
     parser.add_argument("--only", nargs="*", default=[], metavar="NAME",
                         help="only the designs whose name holds one of these")
+    parser.add_argument("--face-up", action="store_true",
+                        help="deal every card face up past two cameras (the under view sees "
+                             "its back, the over view its face); designs without a back "
+                             "are left out")
     args = parser.parse_args()
     if args.frames < 4 or args.passages < 1:
         parser.error("--frames must be at least 4 and --passages at least 1")
     one_compute_thread()  # as the service runs it
     designs = [BUILT_IN] + sorted(d.name for d in decks_root().iterdir() if d.is_dir())
     designs = [d for d in designs if not args.only or any(part in d for part in args.only)]
+    if args.face_up:
+        designs = [d for d in designs if d == BUILT_IN or (decks_root() / d / "back.png").exists()]
     table = Table(title=f"passages through the window ({args.frames} frames per card, "
-                        f"{args.passages} of each card, seed {args.seed})")
+                        f"{args.passages} of each card, seed {args.seed}"
+                        f"{', face up past two cameras' if args.face_up else ''})")
     for column in ("design", "passages", "read", "unread", "read wrong", "slid back",
                    "unread cards"):
         table.add_column(column, justify="left" if column in ("design", "unread cards")
@@ -103,7 +124,7 @@ def main() -> int:
             task = progress.add_task(design, total=args.passages * len(ALL_CARDS))
             deck, reader = reader_of(design, seed)
             row = deal_passages(deck, reader, args.passages, args.frames, seed,
-                                lambda task=task: progress.advance(task))
+                                lambda task=task: progress.advance(task), args.face_up)
             for key in total:
                 total[key] += row[key]
             table.add_row(design, str(row["passages"]), str(row["read"]), str(row["unread"]),

@@ -14,3 +14,13 @@ def test_every_card_of_the_built_in_design_is_read_once_in_sixteen_frames(
     assert counts["passages"] == len(ticks) == 52
     assert counts["wrong"] == counts["slid"] == 0
     assert counts["read"] >= 51, counts["missed"]
+
+
+def test_every_card_of_the_built_in_design_dealt_face_up_is_read_face_up(
+        synth_deck, synth_reader):
+    """Past two cameras: the under view sees the back, the over view the face."""
+    counts = deal_passages(synth_deck, synth_reader, passages=1, frames=16, seed=4,
+                           advance=lambda: None, face_up=True)
+    assert counts["passages"] == 52
+    assert counts["wrong"] == counts["slid"] == 0
+    assert counts["read"] >= 51, counts["missed"]

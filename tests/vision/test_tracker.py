@@ -7,6 +7,7 @@ import pytest
 
 from contract import JOKER
 from vision.events import CardSeen, CutCard, SlidBack, Unreadable
+from vision.reader import Reading
 from vision.synth import (
     card_frames,
     random_perturbation,
@@ -268,3 +269,38 @@ def test_a_card_pulled_back_as_the_emulated_camera_shows_it_is_seen_then_slid_ba
     events = _track(synth_reader, frames, trigger=True)
     assert [type(e).__name__ for e in events] == ["CardSeen", "SlidBack", "CardSeen"]
     assert {e.card for e in events} == {"7C"}
+
+
+class _ScriptedReader:
+    """Reads the under view by the first pixel of each frame (an index into `readings`) and
+    counts the reads of the over view, which it takes for a back."""
+
+    def __init__(self, readings):
+        self.readings = readings
+        self.over_reads = 0
+
+    def read(self, image, *, back_expected=False):
+        if back_expected:
+            self.over_reads += 1
+            return Reading("back", score=0.9)
+        return self.readings[int(image[0, 0, 0])]
+
+
+def _frame(which: int, number: int) -> np.ndarray:
+    frame = np.zeros((4, 4, 3), np.uint8)
+    frame[0, 0, 0], frame[1, 1, 1] = which, number  # each frame its own image
+    return frame
+
+
+def test_the_over_view_is_not_read_while_the_under_view_shows_a_face_s_side():
+    """A body passing or a blank face under it: the card is face down, its back over it."""
+    passing = Reading("unknown", reason="not a card", looks="passing")
+    blank = Reading("unknown", reason="not a card", looks="blank")
+    unsure = Reading("unknown", reason="not sure: 7C 0.56")
+    reader = _ScriptedReader([passing, blank, unsure])
+    tracker = Tracker(reader)
+    for number, which in enumerate([0, 0, 1, 0, 1, 1]):
+        tracker.feed(_frame(which, number), card_present=True, over=_frame(9, number))
+    assert reader.over_reads == 0
+    tracker.feed(_frame(2, 7), card_present=True, over=_frame(9, 7))  # unsure: read over
+    assert reader.over_reads == 1
