@@ -14,9 +14,10 @@ agree are evidence enough even with unsure frames between them; one frame that r
 face asks for consecutive agreement again), on the cutting card (CutCard), or on a back seen
 by the under view with the over view reading a face (CardSeen face_up=True). A joker
 (Unreadable with the reason JOKER: not one of the shoe's cards) is decided only when the
-passage ends without a face: the top of a card entering the window, its index not yet in
-view, can look more like a joker than like anything else for a frame or two, and deciding
-then threw away the frames that read the card. A passage that ends undecided is Unreadable.
+passage ends without a face, and without a back seen (a face-up card left unread halts the
+table instead): the top of a card entering the window, its index not yet in view, can look
+more like a joker than like anything else for a frame or two, and deciding then threw away
+the frames that read the card. A passage that ends undecided is Unreadable.
 
 A card only moves up the window as it leaves the shoe. When the decided card's index is
 seen SLID_BACK rows lower than its highest place in the passage, the card went back into
@@ -259,11 +260,13 @@ class Tracker:
             return []
         if passage.repeats * 2 >= passage.frames:
             reason = "the camera gave the same image frame after frame (frozen?)"
+        elif passage.back_seen:
+            # Before the joker: a card whose back the under view saw may be a face-up card
+            # of the shoe, which the table must not set aside as a joker uncounted.
+            reason = "face-up card: its back was seen and no over view read its face"
         elif passage.joker_at is not None:
             # Told apart from an unreadable card: a joker is not one of the shoe's cards.
             return [Unreadable(JOKER, passage.joker_at)]
-        elif passage.back_seen:
-            reason = "face-up card: its back was seen and no over view read its face"
         elif "face" in passage.seen:
             reason = "no two frames agreed on the card"
         else:

@@ -105,8 +105,10 @@ class Dealer:
         # Frames are rendered two cards ahead, in order, in a process of their own
         # (`CardRenderer`), so the camera reads one card while the next ones are drawn.
         cards = iter([dealt_code(o) for o in observations if type(o) not in BUTTON_OF])
-        with CardRenderer(self.deck, self.rng, self.timing.frames_per_card,
-                          self.timing.severity) as renderer:
+        # The child renders from a generator spawned from the dealer's: the dealer's own
+        # moves on, and a second shoe is not the first one's frames again.
+        with CardRenderer(self.deck, self.rng.spawn(1)[0], self.timing.frames_per_card,
+                          self.timing.severity, timeout=self.timing.timeout) as renderer:
             for card in itertools.islice(cards, 2):
                 renderer.ask(*card)
             for step, observation in enumerate(observations, start=1):

@@ -2,27 +2,33 @@
 
 In a thread beside the reader, rendering held the GIL for much of its time: a face read there
 took 14.7 ms against 5.8 ms alone, and rendering took about a third of a simulated shoe
-(`bench.e2e`). Here a child process (`serve`) renders the cards
-asked for, in order, from the dealer's random generator as it stood, so its frames are the
-ones rendering them one after another in the dealer's process would give.
+(`bench.e2e`). Here a child process (`serve`) renders the cards asked for, in order, from the
+random generator it was given, so its frames are the ones rendering them one after another in
+the dealer's process would give.
 
 The child is a plain interpreter, not a fork: the service's threads are running by then
 (a fork can inherit a lock one of them holds), and multiprocessing's other ways re-run the
-caller's main script in the child. It runs in a session of its own, so the Ctrl-C that the
-terminal sends to the whole foreground group reaches only the dealer's process, which
-answers for it; it ends when its input closes (the dealer done, or killed).
+caller's main script in the child. It is started with `-P` and this package's folder first on
+its path, so it imports what the dealer's process imported, not a module of the same name in
+the current folder. It runs in a session of its own, so the Ctrl-C that the terminal sends to
+the whole foreground group reaches only the dealer's process, which answers for it; it ends
+when its input closes (the dealer done, or killed).
 
 Over the pipes: the dealer sends the deck, the generator and the passage's frames and
 severity once, then one (code, face_up) per card; the child answers each with the list of
-its frames (under and over views side by side), all pickled.
+its frames (under and over views side by side), all pickled. Its own standard output is
+turned to its standard error, so nothing printed there (a library's log) mixes with them.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import pickle
 import subprocess
 import sys
 import tempfile
+import threading
 from collections import deque
 from pathlib import Path
 
@@ -37,10 +43,12 @@ class RendererError(SabotError, RuntimeError):
 
 class CardRenderer:
     """Asks a child process for the frames of each card; `frames()` gives them back in the
-    order asked."""
+    order asked, or a RendererError once `timeout` seconds have passed without them."""
 
     def __init__(self, deck, rng: np.random.Generator, frames_per_card: int,
-                 severity: float) -> None:
+                 severity: float, *, timeout: float = 10.0) -> None:
+        self.timeout = timeout
+        self._timed_out = False
         # This very package, wherever the dealer's process found it (a checkout, a worktree).
         root = str(Path(__file__).resolve().parents[2])
         # What the child says goes to a file, read if it stops: a pipe nobody reads while
@@ -48,7 +56,7 @@ class CardRenderer:
         self._said = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
         child = f"import sys; sys.path.insert(0, {root!r}); import {__name__} as r; r.serve()"
         self._process = subprocess.Popen(
-            [sys.executable, "-c", child], stdin=subprocess.PIPE,
+            [sys.executable, "-P", "-c", child], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._said, start_new_session=True)
         self._asked: deque[str] = deque()
         try:
@@ -65,20 +73,29 @@ class CardRenderer:
     def frames(self) -> list[np.ndarray]:
         """The frames of the card asked for longest ago and not yet taken."""
         code = self._asked.popleft()
+        # A child that hangs is stopped, and its frames' end is then the error below.
+        watchdog = threading.Timer(self.timeout, self._hung)
+        watchdog.start()
         try:
             return pickle.load(self._process.stdout)  # type: ignore[arg-type]
         except (EOFError, OSError, pickle.UnpicklingError) as error:
             raise self._stopped(f"rendering {code}") from error
+        finally:
+            watchdog.cancel()
 
     def close(self) -> None:
-        for pipe in (self._process.stdin, self._process.stdout):
-            pipe.close()  # type: ignore[union-attr]
         try:
-            self._process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
-        self._said.close()
+            for pipe in (self._process.stdin, self._process.stdout):
+                # A child already gone: what was left to send goes nowhere.
+                with contextlib.suppress(OSError):
+                    pipe.close()  # type: ignore[union-attr]
+            try:
+                self._process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        finally:
+            self._said.close()
 
     def __enter__(self) -> CardRenderer:
         return self
@@ -93,20 +110,37 @@ class CardRenderer:
         except OSError as error:
             raise self._stopped(doing) from error
 
+    def _hung(self) -> None:
+        self._timed_out = True
+        self._process.kill()
+
     def _stopped(self, doing: str) -> RendererError:
+        code = self._process.poll()  # None: still running, stopped here
         self._process.kill()
         self._process.wait()
         self._said.seek(0)
         said = self._said.read().decode(errors="replace").strip().splitlines()
-        last = said[-1] if said else f"exit status {self._process.returncode}"
-        return RendererError(f"the simulated camera's renderer stopped while {doing}: {last}")
+        if self._timed_out:
+            how = f"it gave no frames for {self.timeout:g} s"
+        elif code is not None and code < 0:
+            how = f"killed by signal {-code}"
+        elif said:
+            how = said[-1]
+        else:
+            how = "it stopped answering" if code is None else f"exit status {code}"
+        return RendererError(f"the simulated camera's renderer stopped while {doing}: {how}")
 
 
 def serve() -> None:
     """The child's side: answer the dealer's requests until its input closes."""
+    import cv2
+
     from vision.synth import two_view_frames
 
-    requests, answers = sys.stdin.buffer, sys.stdout.buffer
+    cv2.setNumThreads(1)  # as the dealer's process runs it: its threads would only compete
+    answers = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything printed goes with what the child says, not into the frames
+    requests = sys.stdin.buffer
     deck, rng, frames, severity = pickle.load(requests)
     while True:
         try:

@@ -5,6 +5,7 @@ clear error when the child stops, and no child left behind."""
 from __future__ import annotations
 
 import os
+import signal
 
 import numpy as np
 import pytest
@@ -43,11 +44,39 @@ def test_a_child_that_stops_is_a_clear_error_naming_the_card(deck):
 
 
 def test_the_child_leaves_the_terminal_s_ctrl_c_to_the_dealer_and_ends_with_it(deck):
-    renderer = CardRenderer(deck, np.random.default_rng(1), 4, 0.5)
-    child = renderer._process
-    # A session of its own: the terminal's SIGINT goes to the foreground group, the dealer's.
-    assert os.getsid(child.pid) != os.getsid(0)
-    renderer.ask("2C", False)
-    assert len(renderer.frames()) == 4
-    renderer.close()
-    assert child.returncode == 0
+    with CardRenderer(deck, np.random.default_rng(1), 4, 0.5) as renderer:
+        child = renderer._process
+        # A session of its own: the terminal's SIGINT goes to the foreground group, the
+        # dealer's.
+        assert os.getsid(child.pid) != os.getsid(0)
+        renderer.ask("2C", False)
+        assert len(renderer.frames()) == 4
+    assert child.returncode == 0  # its input closed, it ended
+
+
+def test_a_child_killed_is_a_renderer_error_when_asked_not_a_broken_pipe(deck):
+    """Found by review: the BrokenPipeError of closing the pipe replaced the RendererError,
+    and the CLI takes a BrokenPipeError for a reader gone (exit 0, nothing said)."""
+    with CardRenderer(deck, np.random.default_rng(1), 4, 0.5) as renderer:
+        renderer._process.kill()
+        renderer._process.wait()
+        with pytest.raises(RendererError, match=r"while asked for 7H: killed by signal 9"):
+            renderer.ask("7H", False)
+            renderer.ask("8H", False)  # the first may fit in the pipe's buffer
+
+
+def test_a_child_that_hangs_is_stopped_after_the_timeout(deck):
+    with CardRenderer(deck, np.random.default_rng(1), 4, 0.5, timeout=1.0) as renderer:
+        os.kill(renderer._process.pid, signal.SIGSTOP)
+        renderer.ask("7H", False)
+        with pytest.raises(RendererError, match=r"rendering 7H: it gave no frames for 1 s"):
+            renderer.frames()
+
+
+def test_a_module_in_the_current_folder_does_not_take_the_place_of_the_child_s(
+        deck, tmp_path, monkeypatch):
+    (tmp_path / "numpy.py").write_text("raise ImportError('the wrong numpy')\n")
+    monkeypatch.chdir(tmp_path)
+    with CardRenderer(deck, np.random.default_rng(1), 4, 0.5) as renderer:
+        renderer.ask("2C", False)
+        assert len(renderer.frames()) == 4

@@ -304,3 +304,17 @@ def test_the_over_view_is_not_read_while_the_under_view_shows_a_face_s_side():
     assert reader.over_reads == 0
     tracker.feed(_frame(2, 7), card_present=True, over=_frame(9, 7))  # unsure: read over
     assert reader.over_reads == 1
+
+
+def test_a_passage_that_saw_a_back_and_a_joker_is_a_face_up_card_unread_not_a_joker():
+    """Found by review: the joker came first, so a face-up card of the shoe (its back
+    under, its face not read over) with two frames nearest the joker was set aside as a
+    joker, uncounted, instead of halting the table."""
+    joker = Reading("unknown", reason="not a card", looks=JOKER)
+    back = Reading("back", score=0.9)
+    reader = _ScriptedReader([joker, back])
+    tracker = Tracker(reader)
+    for number, which in enumerate([0, 0, 1, 1, 1]):
+        tracker.feed(_frame(which, number), card_present=True, over=_frame(9, number))
+    [event] = tracker.feed(_frame(1, 9), card_present=False)
+    assert isinstance(event, Unreadable) and event.reason.startswith("face-up card")
