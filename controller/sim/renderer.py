@@ -36,6 +36,9 @@ import numpy as np
 
 from controller.errors import SabotError
 
+# Besides the timeout, for the first card: the child's start (numpy, OpenCV, the deck).
+STARTING_S = 30.0
+
 
 class RendererError(SabotError, RuntimeError):
     """The rendering process stopped before giving the frames asked for."""
@@ -49,6 +52,7 @@ class CardRenderer:
                  severity: float, *, timeout: float = 10.0) -> None:
         self.timeout = timeout
         self._timed_out = False
+        self._answered = False  # the child has given frames once: it has started
         # This very package, wherever the dealer's process found it (a checkout, a worktree).
         root = str(Path(__file__).resolve().parents[2])
         # What the child says goes to a file, read if it stops: a pipe nobody reads while
@@ -73,15 +77,19 @@ class CardRenderer:
     def frames(self) -> list[np.ndarray]:
         """The frames of the card asked for longest ago and not yet taken."""
         code = self._asked.popleft()
-        # A child that hangs is stopped, and its frames' end is then the error below.
-        watchdog = threading.Timer(self.timeout, self._hung)
+        # A child that hangs is stopped, and its frames' end is then the error below. The
+        # first card waits for the child's start too (its imports, the deck: seconds on a Pi).
+        allowed = self.timeout + (0.0 if self._answered else STARTING_S)
+        watchdog = threading.Timer(allowed, self._hung)
         watchdog.start()
         try:
-            return pickle.load(self._process.stdout)  # type: ignore[arg-type]
+            frames = pickle.load(self._process.stdout)  # type: ignore[arg-type]
         except (EOFError, OSError, pickle.UnpicklingError) as error:
-            raise self._stopped(f"rendering {code}") from error
+            raise self._stopped(f"rendering {code}", allowed) from error
         finally:
             watchdog.cancel()
+        self._answered = True
+        return frames
 
     def close(self) -> None:
         try:
@@ -114,14 +122,14 @@ class CardRenderer:
         self._timed_out = True
         self._process.kill()
 
-    def _stopped(self, doing: str) -> RendererError:
+    def _stopped(self, doing: str, allowed: float = 0.0) -> RendererError:
         code = self._process.poll()  # None: still running, stopped here
         self._process.kill()
         self._process.wait()
         self._said.seek(0)
         said = self._said.read().decode(errors="replace").strip().splitlines()
         if self._timed_out:
-            how = f"it gave no frames for {self.timeout:g} s"
+            how = f"it gave no frames for {allowed:g} s"
         elif code is not None and code < 0:
             how = f"killed by signal {-code}"
         elif said:

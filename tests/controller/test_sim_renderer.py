@@ -10,6 +10,7 @@ import signal
 import numpy as np
 import pytest
 
+import controller.sim.renderer as renderer_module
 from controller.sim.renderer import CardRenderer, RendererError
 from vision.decks import synthetic_deck
 from vision.synth import two_view_frames
@@ -65,11 +66,21 @@ def test_a_child_killed_is_a_renderer_error_when_asked_not_a_broken_pipe(deck):
             renderer.ask("8H", False)  # the first may fit in the pipe's buffer
 
 
-def test_a_child_that_hangs_is_stopped_after_the_timeout(deck):
+def test_a_child_that_hangs_is_stopped_after_the_timeout(deck, monkeypatch):
+    """The first card is allowed the child's start besides (STARTING_S), the next ones the
+    timeout alone."""
+    monkeypatch.setattr(renderer_module, "STARTING_S", 0.5)
     with CardRenderer(deck, np.random.default_rng(1), 4, 0.5, timeout=1.0) as renderer:
+        renderer.ask("2C", False)
+        renderer.frames()
         os.kill(renderer._process.pid, signal.SIGSTOP)
         renderer.ask("7H", False)
         with pytest.raises(RendererError, match=r"rendering 7H: it gave no frames for 1 s"):
+            renderer.frames()
+    with CardRenderer(deck, np.random.default_rng(1), 4, 0.5, timeout=1.0) as renderer:
+        os.kill(renderer._process.pid, signal.SIGSTOP)
+        renderer.ask("7H", False)
+        with pytest.raises(RendererError, match=r"rendering 7H: it gave no frames for 1.5 s"):
             renderer.frames()
 
 
