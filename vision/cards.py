@@ -2,19 +2,22 @@
 
 Canonical codes are rank + suit: `AS`, `10H`, `QD`. Input is case-insensitive and `T` is
 accepted for ten. Besides a card, a window may show a surface: a back, the cut card, the
-empty shoe (`SURFACE_KINDS`, named for people by `SURFACE_NAMES`).
+empty shoe (`SURFACE_KINDS`, named for people by `SURFACE_NAMES`). Nor is a face with
+nothing printed (BLANK) or a card's body passing with its index out of view (PASSING): the
+reader learns both, and reads them as `unknown`, looking like one of them.
 """
 
 from __future__ import annotations
 
 from contract import ALL_CARDS, RANKS, SUITS
 
-__all__ = ["ALL_CARDS", "RANKS", "RED_SUITS", "SUITS", "SURFACE_KINDS", "SURFACE_NAMES",
-           "is_red", "split_code"]
+__all__ = ["ALL_CARDS", "BLANK", "PASSING", "RANKS", "RED_SUITS", "SUITS", "SURFACE_KINDS",
+           "SURFACE_NAMES", "is_red", "split_code"]
 
 RED_SUITS = frozenset({"H", "D"})
 SURFACE_KINDS = ("back", "cut", "empty")
 SURFACE_NAMES = {"back": "back", "cut": "cut card", "empty": "empty window"}
+BLANK, PASSING = "blank", "passing"
 
 
 def split_code(token: str) -> tuple[str, str] | None:

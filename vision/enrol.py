@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from contract import JOKER
-from vision.cards import ALL_CARDS, SURFACE_KINDS, SURFACE_NAMES
+from vision.cards import ALL_CARDS, BLANK, PASSING, SURFACE_KINDS, SURFACE_NAMES
 from vision.decks import foreign_deck
 from vision.errors import EnrolmentError
 from vision.features import card_above_window, card_region, thumbnail
@@ -62,7 +62,7 @@ SAFETY_SCORE, SAFETY_MARGIN = 0.03, 0.02
 # body passing at a glance is never read as anything (it is `unknown`, and only with the
 # card reaching above the window), so its floor is lower: at 0.7, a third of the bodies of
 # a simulated shoe's passages, at 0.56-0.7 and leading, were read in full to the same end.
-MIN_SCORE = {"card": 0.75, "kind": 0.7, "passing": 0.55}
+MIN_SCORE = {"card": 0.75, "kind": 0.7, PASSING: 0.55}
 MIN_MARGIN = 0.04
 # A card told from its close rivals by their pairs' directions (`model.Pairs`) must lead each
 # by this many half-distances, and by this much more than any held-back view read wrong.
@@ -234,7 +234,7 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
     # sliding past read as empty is harmless: there is nothing to read on either).
     accept["glance:empty"] = glance(
         [h for h in held_out if h.no_ink], "empty",
-        lambda h: h.truth_kind not in ("empty", "blank") and not h.sliding,
+        lambda h: h.truth_kind not in ("empty", BLANK) and not h.sliding,
         lambda h: h.truth == "empty", count("empty"))
     rest = left(held_out, "empty", accept["glance:empty"], lambda h: h.no_ink)
     # A back at a glance, in the over view only (`Reader.read`): nothing else held back (a
@@ -247,12 +247,12 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
     # the reader trusts the glance only with the card reaching above the window
     # (`card_above`): the rest is read in full, and calibrates the stages after it.
     accept["glance:passing"] = glance(
-        rest, "passing", lambda h: not h.sliding and h.truth not in ("blank", JOKER),
+        rest, PASSING, lambda h: not h.sliding and h.truth not in (BLANK, JOKER),
         lambda h: h.sliding, 0)
-    rest = left(rest, "passing", accept["glance:passing"], lambda h: h.card_above)
+    rest = left(rest, PASSING, accept["glance:passing"], lambda h: h.card_above)
     # Backs, cut cards, empty windows as the one model reads them, each kind on its own:
     # none held back of another kind may be read as it.
-    harmless = {"travel": ("empty",), "blank": ("empty",)}
+    harmless = {"travel": ("empty",), BLANK: ("empty",)}
     for kind in SURFACE_KINDS:
         accept[f"model:{kind}"] = _thresholds(
             pairs([h for h in rest if h.card == kind and h.truth_kind != kind
@@ -340,7 +340,7 @@ def _surface_read(h: HeldOut, accept: dict) -> str:
                                                                         h.kind_margin):
         if h.kind == "empty" and h.no_ink:
             return h.kind
-        if h.kind == "passing" and h.card_above:
+        if h.kind == PASSING and h.card_above:
             return "other"
     # The glance and the model disagree on the cut card and the empty window: unknown (the
     # reader trusts a glance of the empty window only near the empty shoe's colour and
@@ -478,9 +478,9 @@ def _learn_gate(learned: list[_View], held_out: list[HeldOut]) -> tuple[EmptyGat
         return np.array([gate_vector(thumbnail(to_window(w))) for w in windows]).reshape(-1, 6)
 
     empty = vectors([v.window for v in learned if v.truth == "empty"])
-    others = vectors([v.window for v in learned if v.truth not in ("empty", "blank")])
+    others = vectors([v.window for v in learned if v.truth not in ("empty", BLANK)])
     held = vectors([h.window for h in held_out
-                    if h.truth not in ("empty", "blank") and not h.sliding])
+                    if h.truth not in ("empty", BLANK) and not h.sliding])
     gate = learn_gate(empty, others, held)
     passed = [gate.passes(thumbnail(to_window(h.window))) for h in held_out
               if h.truth == "empty"]
@@ -530,7 +530,7 @@ class _View:
 # A back, the cut card, the empty window and a joker are each one sample against 52 cards:
 # they get this many times the views (and a thin tail of their scores is what matters).
 NOT_CARD_VIEWS = 4
-NOT_CARDS = (*SURFACE_KINDS, JOKER, "blank", "passing")
+NOT_CARDS = (*SURFACE_KINDS, JOKER, BLANK, PASSING)
 # ... and a back, a cut card and an empty window more still, learned and held back: a dark
 # cut card and the dark interior can look alike in places of the envelope, and a thin tail
 # of their scores against each other is what sets those thresholds.
@@ -590,7 +590,7 @@ def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Cou
     else:
         # Faces with nothing printed on them, learned as something that is not a card: a
         # cut card is told from them by its colour alone.
-        jobs += [("blank", _blank(samples.classes[code][0])) for code in samples.cards[::13]]
+        jobs += [(BLANK, _blank(samples.classes[code][0])) for code in samples.cards[::13]]
     out = []
     for name, source in jobs:
         repeat = NOT_CARD_VIEWS if name in NOT_CARDS else 1
@@ -603,7 +603,7 @@ def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Cou
             counter.tick()
         if travel and name not in NOT_CARDS:
             # The card with nothing printed on it: looks like no card at all.
-            out.append(_view("blank", 0, render(_blank(source), random_perturbation(rng),
+            out.append(_view(BLANK, 0, render(_blank(source), random_perturbation(rng),
                                                 rng=rng), registration))
             counter.tick()
         if name in NOT_CARDS or name.startswith("foreign:"):
@@ -626,7 +626,7 @@ def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Cou
             for k in range(moving_views(PASSING_VIEWS, learned)):
                 window = render(source, random_perturbation(rng, 0.6),
                                 travel=rng.uniform(-span, -PASSED), rng=rng)
-                out.append(_view("passing", k, window, registration))
+                out.append(_view(PASSING, k, window, registration))
                 counter.tick()
     return out
 

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from contract import JOKER
-from vision.cards import SURFACE_KINDS, SURFACE_NAMES, split_code
+from vision.cards import BLANK, PASSING, SURFACE_KINDS, SURFACE_NAMES, split_code
 from vision.features import card_above_window, thumbnail
 from vision.gate import gate_vector
 from vision.geometry import to_window
@@ -53,8 +53,8 @@ class Reading:
     suit: str | None = None
     score: float = 0.0
     reason: str = ""  # why unknown
-    # What an unknown that is not a card looks like: JOKER, "blank" (a face with nothing
-    # printed) or "passing" (a card's body, its index out of view); "" otherwise.
+    # What an unknown that is not a card looks like: JOKER, BLANK (a face with nothing
+    # printed) or PASSING (a card's body, its index out of view); "" otherwise.
     looks: str = ""
     # Where a face's index was found: the row of the index zone's centre in the window
     # (nominal 82; the card moving out of the shoe moves it up, decreasing). 0 otherwise.
@@ -106,7 +106,7 @@ class Reader:
         # top edge above the window. A court card in place can look like its own body to the
         # whole window's glance (gnome-tigullio's KD at 0.89); its surround above the edge
         # says otherwise, and it is read in full.
-        if at_a_glance and kind == "passing" and card_above_window(small):
+        if at_a_glance and kind == PASSING and card_above_window(small):
             return Reading("unknown", score=kind_score, reason=f"not a card: {_LOOKS[kind]}",
                            looks=kind)
         pose = self._registration.locate(prepared.ink)
@@ -214,8 +214,8 @@ def one_compute_thread() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
-_LOOKS = {JOKER: "looks like a joker", "blank": "looks like a face with nothing printed",
-          "passing": "looks like a card passing with its index out of view"}
+_LOOKS = {JOKER: "looks like a joker", BLANK: "looks like a face with nothing printed",
+          PASSING: "looks like a card passing with its index out of view"}
 
 
 def _model(mean, projection, views, labels, classes) -> Model:

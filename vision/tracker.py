@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from contract import JOKER
+from vision.cards import BLANK, PASSING
 from vision.events import CardSeen, CutCard, ReadingEvent, SlidBack, Unreadable
 from vision.reader import Reader, Reading
 
@@ -90,7 +91,7 @@ class _Passage:
 
 
 # What an unknown under view may look like that is a face's side all the same (`Reading.looks`).
-FACE_SIDES = ("passing", "blank")
+FACE_SIDES = (PASSING, BLANK)
 
 # Rows the index of the decided card must be seen below its highest place in the passage to
 # have moved back: a card leaving moves it up by 20-40 rows a frame, registration jitters by

@@ -68,7 +68,6 @@ def test_a_passing_body_is_still_told_at_a_glance(mocker, design):
     assert locate.call_count == 0  # no index searched for
 
 
-
 def test_a_body_passing_is_told_at_a_glance_below_the_other_glances_floor(synth_deck,
                                                                           synth_reader, mocker):
     """A body passing at a glance is only ever `unknown`: its floor (`MIN_SCORE["passing"]`)
