@@ -9,10 +9,16 @@ design and a total.
 of the deck run through the window in the new-deck order (frames rendered at the
 simulator's passage severity, pasted into camera frames, with the card sensor's edges),
 cut into samples by `sabot enroll --recording`'s own code.
+`--from photos` enrols each design from windows as a camera photographs them instead: one
+camera's light and exposure for the whole deck (drawn from the envelope, washed out or with
+faint ink half the time each), each card a little off its place, with noise, JPEG and now and
+then glare; then reads the whole envelope as from faces. The reader learns what the samples
+show, and a camera's reads may be clearer than its samples.
 `--invent N` reads N designs invented for the run (`bench.invent`: typefaces, letters,
 layouts, colours and backs of no shared design) instead: the reader's figures on designs it
 was never developed on.
-Run: .venv/bin/python -m bench.vision [--views N] [--seed S] [--severity X] [--from recording]
+Run: .venv/bin/python -m bench.vision [--views N] [--seed S] [--severity X]
+     [--from recording|photos]
      [--invent N [--invent-seed S]]
 """
 
@@ -23,6 +29,7 @@ import sys
 import tempfile
 import time
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -38,8 +45,10 @@ from controller.sim.recording import write_synthetic_recording
 from vision.cards import ALL_CARDS, split_code
 from vision.decks import Deck, decks_root, draw_cut, load_deck
 from vision.enrol import enrol
+from vision.geometry import WINDOW_SIZE
+from vision.imageio import write_image
 from vision.reader import Reader, one_compute_thread
-from vision.synth import EMPTY, random_perturbation, render_window
+from vision.synth import EMPTY, Perturbation, random_perturbation, render_window
 
 OTHERS = {"BACK": "back", "CUT": "cut", EMPTY: "empty"}
 
@@ -81,6 +90,46 @@ def recorded_dir(deck, has_back: bool, out: Path, seed: int) -> Path:
     samples = out / "samples"
     write_recorded_samples(open_recording(recording), parse_order(order), samples, window)
     return samples
+
+
+def photo_session(rng: np.random.Generator) -> Perturbation:
+    """One camera's light and exposure, as an operator photographs a deck's samples with it:
+    the envelope's gain, cast, gradient or hotspot, gamma and defocus, a washed-out exposure
+    and faint ink half the time each; the card at its nominal place (`photographed`)."""
+    p = random_perturbation(rng, 1.0)
+    u = rng.uniform
+    return replace(p, dx=0.0, dy=0.0, angle=0.0, scale=1.0, keystone=(0.0, 0.0), blur=0,
+                   defocus=min(p.defocus, 0.6), noise=0.0, jpeg=0, glare=0.0,
+                   washout=float(u(0.1, 0.35)) if rng.random() < 0.5 else 0.0,
+                   faint=float(u(0.1, 0.4)) if rng.random() < 0.5 else 0.0,
+                   surround="interior", size=WINDOW_SIZE)
+
+
+def photographed(deck: Deck, code: str, session: Perturbation,
+                 rng: np.random.Generator) -> np.ndarray:
+    """`code`'s window as photographed in `session`: a little off its place (2 px across,
+    3 down, 1.5 degrees, 3% in scale), noise, JPEG, and glare on a quarter of them."""
+    u = rng.uniform
+    glare = rng.random() < 0.25
+    p = replace(session, dx=float(u(-2, 2)), dy=float(u(-3, 3)), angle=float(u(-1.5, 1.5)),
+                scale=float(np.exp(u(-0.03, 0.03))), noise=float(u(1, 5)),
+                jpeg=int(rng.integers(75, 96)),
+                glare=float(u(0.15, 0.4)) if glare else 0.0,
+                glare_at=(float(u(0, 1)), float(u(0, 1)), float(u(0.06, 0.2))))
+    return render_window(deck, code, p, rng=rng)
+
+
+def photographed_dir(deck: Deck, has_back: bool, out: Path, seed: int,
+                     session: Perturbation | None = None) -> Path:
+    """Samples as one camera photographs `deck` (`photo_session`, unless `session` is given):
+    every card, the back (if the design has one), the cut card and the empty window."""
+    rng = np.random.default_rng(seed)
+    session = photo_session(rng) if session is None else session
+    out.mkdir(parents=True, exist_ok=True)
+    for code in [*ALL_CARDS, *(["BACK"] if has_back else []), "CUT", EMPTY]:
+        name = code if code in ALL_CARDS else code.lower()
+        write_image(out / f"{name}.png", photographed(deck, code, session, rng))
+    return out
 
 
 def add_design_choice(parser: argparse.ArgumentParser) -> None:
@@ -128,6 +177,9 @@ def bench_design(deck_dir: Path, views: int, severity: float, seed: int, progres
         if source == "recording":
             samples = recorded_dir(deck, has_back, Path(tmp), seed)
             start = time.perf_counter()  # the enrolment, not the rendering of the recording
+        elif source == "photos":
+            samples = photographed_dir(deck, has_back, Path(tmp) / "samples", seed + 1)
+            start = time.perf_counter()
         else:
             samples = enrolment_dir(deck_dir, Path(tmp) / "samples", cut_colour)
         try:
@@ -186,9 +238,10 @@ def main() -> int:
     parser.add_argument("--misses", action="store_true",
                         help="list the silent errors, and the faces, backs, cuts and empties "
                         "not read, with the reader's reason")
-    parser.add_argument("--from", dest="source", choices=("faces", "recording"),
-                        default="faces", help="enrol from the design's faces (default) or "
-                        "from a recording of it run through the shoe")
+    parser.add_argument("--from", dest="source", choices=("faces", "recording", "photos"),
+                        default="faces", help="enrol from the design's faces (default), "
+                        "from a recording of it run through the shoe, or from windows "
+                        "photographed by one camera")
     parser.add_argument("--surfaces", type=int, default=None, metavar="N",
                         help="back, cut and empty windows of each per design (default twice "
                         "--views): their silent errors are a thin tail")

@@ -14,6 +14,7 @@ the camera envelope (`vision.synth`), nothing from any one design's layout:
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -388,6 +389,12 @@ NO_EMPTY_NOTE = ("no empty*.png sample: the empty shoe is taken to be dark grey.
                  "empty window may read as unknown or, where it looks like the cut card or "
                  "the back, as that: add a picture of the empty window (`sabot enroll "
                  "--recording` takes one from the recording)")
+# The share of the views of a window sample rendered clearer than the sample: the
+# contrast stretched about white (a washout of -CLEARER at most), which undoes a sample's
+# washout of 0.33 or faint ink of 0.33.
+CLEARER_SHARE = 0.3
+CLEARER = 0.5
+CLEARER_SEED = 31
 INTERIOR_CAST = 0.08  # an interior not sampled is dark grey give or take this per channel
 
 
@@ -504,7 +511,8 @@ class _Counter:
 def _model_arrays(prefix: str, model: Model) -> dict:
     return {f"{prefix}_mean": model.mean, f"{prefix}_projection": model.projection,
             f"{prefix}_views": model.views, f"{prefix}_labels": model.labels,
-            f"{prefix}_classes": np.array(model.classes)}
+            f"{prefix}_classes": np.array(model.classes), f"{prefix}_low": model.low,
+            f"{prefix}_high": model.high}
 
 
 def _kind(truth: str) -> str:
@@ -639,6 +647,14 @@ def _envelope_view(name: str, number: int, source: Source, rng: np.random.Genera
         # Faint ink is the print's, not the shoe's: rendered with it, the dark interior was
         # learned pale grey as well, like a washed-out dark cut card.
         p = replace(p, faint=0.0)
+    elif source.extend and not nominal and (clearer := _clearer(name, number)):
+        # A card photographed washed out or in faint ink (a window sample, a camera's) is
+        # read clearer in a better-lit shoe: its views must reach that far too. Samples of
+        # the gnome-orell design photographed washed out had clean red cards read as 9H,
+        # and gnome-dondorf's dark brown cut card, seen clearer than photographed, as the
+        # empty window (`bench.vision --from photos`); a whole face, as the artwork ships,
+        # is already as clear as a card gets.
+        p = replace(p, washout=-clearer, faint=0.0)
     if source is _builtin_empty() and not nominal:
         # Nobody sampled this shoe's interior: it may be browner or bluer than grey. Learned
         # and held back as grey only, an interior a little warmer (a shoe's, and the
@@ -646,6 +662,14 @@ def _envelope_view(name: str, number: int, source: Source, rng: np.random.Genera
         interior = 1.0 + rng.uniform(-INTERIOR_CAST, INTERIOR_CAST, 3)
         p = replace(p, tint=tuple(float(t) for t in np.multiply(p.tint, interior)))
     return _view(name, number, render(source, p, rng=rng), registration)
+
+
+def _clearer(name: str, number: int) -> float:
+    """How much clearer than its sample view `number` of class `name` is rendered (0 for
+    most: CLEARER_SHARE of them). Drawn apart from the views' own generator, so that every
+    view is otherwise the one it was before clearer views were added."""
+    draw = np.random.default_rng((CLEARER_SEED, zlib.crc32(name.encode()), number))
+    return float(draw.uniform(0.0, CLEARER)) if draw.random() < CLEARER_SHARE else 0.0
 
 
 def _confused_surfaces(held_out: list[HeldOut]) -> set[str]:

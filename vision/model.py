@@ -239,6 +239,14 @@ class Model:
     views: np.ndarray  # (N, D) float32, grouped by class in the order of `classes`
     labels: np.ndarray  # (N,) int, index into `classes`
     classes: tuple[str, ...]  # card codes, "back", "cut", "empty"
+    # Each feature's least and greatest value over the views it was learned from (None:
+    # not clamped). A window's features are clamped to them before the projection: a
+    # feature that hardly varied in the learned views is scaled up to count as much as the
+    # rest, and a window where it takes a value never learned (a saturated red beside
+    # samples photographed washed out, where no pixel was) was projected hundreds of
+    # spreads away, onto whichever class lay furthest that way, with confidence.
+    low: np.ndarray | None = None
+    high: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         starts = np.searchsorted(self.labels, np.arange(len(self.classes)))
@@ -263,6 +271,7 @@ class Model:
                 scale = scale * weights
             projection = np.diag(scale).astype(np.float32)
         views = _unit((vectors - mean) @ projection).astype(np.float32)
+        low, high = vectors.min(axis=0), vectors.max(axis=0)
         # A view whose nearest other view is of another class shows nothing of its own (the
         # index glared out, cut off, the zone found on a pip): kept, it would be the nearest
         # view of another such window and give it a class with full confidence.
@@ -272,9 +281,12 @@ class Model:
         for label in np.unique(labels):  # never all of a class
             if not keep[labels == label].any():
                 keep[labels == label] = True
-        return cls(mean, projection, views[keep], labels[keep].astype(np.int32), classes)
+        return cls(mean, projection, views[keep], labels[keep].astype(np.int32), classes,
+                   low.astype(np.float32), high.astype(np.float32))
 
     def embed(self, vector: np.ndarray) -> np.ndarray:
+        if self.low is not None:
+            vector = np.clip(vector, self.low, self.high)
         return _unit((vector - self.mean) @ self.projection)
 
     def class_scores(self, vector: np.ndarray) -> np.ndarray:

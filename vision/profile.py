@@ -8,6 +8,8 @@ Stored as one NumPy .npz archive (no pickles) holding:
     *_mean (D,) float32, *_projection (D, d) float32: the learned projection
     *_views (N, d) float32: projected training views, unit length, grouped by class
     *_labels (N,) int32: class of each view, an index into *_classes (C,) str
+    *_low (D,), *_high (D,) float32: each feature's least and greatest value over the
+                   learned views; a window's are clamped to them (`model.Model.embed`)
   stages (S,) str, thresholds (S, 2) float: per stage of reading (STAGES), the
                    (score, margin) a reading must reach: its class's nearest view at least
                    this similar, and this much more than any other class's (calibrated at
@@ -48,7 +50,9 @@ from vision.gate import MAX_REACH, MIN_CLEARANCE, SHUT, WHITENING, EmptyGate
 # 7: the glance's hues are of the window's right and lower part (`features.HUE_PART`), so a
 # profile learned on the whole window's would read with numbers it never learned. 8: the
 # glance and the card model have the corner's contrast (`features.corner_contrast`).
-PROFILE_VERSION = 8
+# 9: each model's features are clamped to the range its learned views had (`*_low`,
+# `*_high`).
+PROFILE_VERSION = 9
 STAGES = ("glance:empty", "glance:back", "glance:passing",
           "model:back", "model:cut", "model:empty", "card", "pair")
 
@@ -66,6 +70,10 @@ class Profile:
     kind_views: np.ndarray
     kind_labels: np.ndarray
     kind_classes: np.ndarray
+    card_low: np.ndarray
+    card_high: np.ndarray
+    kind_low: np.ndarray
+    kind_high: np.ndarray
     thresholds: dict[str, tuple[float, float]]  # stage -> (score, margin), every STAGE
     pose_floor: float
     likeness: np.ndarray
@@ -115,7 +123,7 @@ _SHAPES = {"templates": 3, "likeness": 2, "pair_index": 2, "pair_directions": 2,
            "gate_others": 2, "likeness_floors": 1} | {
     f"{model}_{name}": dims for model in ("card", "kind")
     for name, dims in (("mean", 1), ("projection", 2), ("views", 2), ("labels", 1),
-                       ("classes", 1))}
+                       ("classes", 1), ("low", 1), ("high", 1))}
 
 
 def save_profile(profile: Profile, path: str | Path) -> Path:
@@ -180,9 +188,13 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
     for model in ("card", "kind"):
         views, projection = arrays[f"{model}_views"], arrays[f"{model}_projection"]
         labels, classes = arrays[f"{model}_labels"], arrays[f"{model}_classes"]
+        low, high = arrays[f"{model}_low"], arrays[f"{model}_high"]
         if (projection.shape[0] != arrays[f"{model}_mean"].shape[0]
-                or views.shape[1] != projection.shape[1] or len(labels) != len(views)):
+                or views.shape[1] != projection.shape[1] or len(labels) != len(views)
+                or low.shape != arrays[f"{model}_mean"].shape or high.shape != low.shape):
             raise ProfileError(f"{file}: the {model} model's arrays do not fit together")
+        if np.any(low > high):
+            raise ProfileError(f"{file}: {model}_low is above {model}_high")
         if len(labels) == 0 or np.any(np.diff(labels) < 0) or \
                 not np.array_equal(np.unique(labels), np.arange(len(classes))):
             raise ProfileError(f"{file}: the {model} model's labels do not index every class")

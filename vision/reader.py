@@ -70,9 +70,9 @@ class Reader:
         self.profile = profile
         p = profile
         self._cards = _model(p.card_mean, p.card_projection, p.card_views, p.card_labels,
-                             p.card_classes)
+                             p.card_classes, p.card_low, p.card_high)
         self._kinds = _model(p.kind_mean, p.kind_projection, p.kind_views, p.kind_labels,
-                             p.kind_classes)
+                             p.kind_classes, p.kind_low, p.kind_high)
         self._pairs = Pairs(p.pair_index, p.pair_directions, p.pair_middles, p.pair_halves)
         self._registration = Registration(profile.templates)
         self._gate = profile.gate
@@ -218,5 +218,5 @@ _LOOKS = {JOKER: "looks like a joker", BLANK: "looks like a face with nothing pr
           PASSING: "looks like a card passing with its index out of view"}
 
 
-def _model(mean, projection, views, labels, classes) -> Model:
-    return Model(mean, projection, views, labels, tuple(str(c) for c in classes))
+def _model(mean, projection, views, labels, classes, low, high) -> Model:
+    return Model(mean, projection, views, labels, tuple(str(c) for c in classes), low, high)

@@ -56,7 +56,8 @@ class Perturbation:
     jpeg: int = 0  # JPEG quality, 0 for none
     glare: float = 0.0  # a specular highlight's peak (0..1 of full white)
     glare_at: tuple[float, float, float] = (0.5, 0.5, 0.2)  # centre x, y and radius (fractions)
-    washout: float = 0.0  # blacks lifted toward white (over-exposure), 0..1
+    washout: float = 0.0  # blacks lifted toward white (over-exposure), 0..1; below 0, the
+    # contrast stretched about white instead (a view clearer than a washed-out sample)
     faint: float = 0.0  # ink lightened toward the paper, 0..1
     surround: str = "interior"  # what the camera sees past the card's edge
     size: tuple[int, int] = WINDOW_SIZE  # output (w, h)
@@ -231,9 +232,10 @@ def _glare(glare: float, at: tuple[float, float, float], size: tuple[int, int]) 
 
 @lru_cache(maxsize=32)
 def _tone(gamma: float, washout: float) -> np.ndarray:
-    """Look-up table: blacks lifted by `washout`, then `gamma`."""
+    """Look-up table: blacks lifted by `washout`, then `gamma`. A negative `washout` does
+    the opposite: the contrast stretched about white, the darkest levels crushed to black."""
     levels = np.arange(256, dtype=np.float32) / 255.0
-    levels = washout + (1 - washout) * levels
+    levels = np.clip(washout + (1 - washout) * levels, 0.0, 1.0)
     return np.clip(np.rint(255 * levels ** gamma), 0, 255).astype(np.uint8)
 
 
@@ -261,7 +263,7 @@ def _optics(image: np.ndarray, p: Perturbation, rng: np.random.Generator,
     out = cv2.multiply(image, _gain(p), scale=1.0 / GAIN_ONE)  # uint8, saturating
     if p.glare > 0:
         out = cv2.add(out, _glare(p.glare, p.glare_at, p.size))
-    if p.gamma != 1.0 or p.washout > 0:
+    if p.gamma != 1.0 or p.washout != 0:
         out = cv2.LUT(out, _tone(round(p.gamma, 3), round(p.washout, 3)))
     if p.noise > 0:
         width, height = p.size

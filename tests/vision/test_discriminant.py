@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.model import PCA_DIMENSIONS, discriminant
+from vision.model import PCA_DIMENSIONS, Model, discriminant, ranked
 
 
 def test_the_reduction_keeps_the_widest_directions_where_the_classes_differ():
@@ -30,3 +30,29 @@ def test_the_reduction_keeps_the_widest_directions_where_the_classes_differ():
     apart = min(np.linalg.norm(means[a] - means[b])
                 for a in range(classes) for b in range(a + 1, classes))
     assert apart > 4 * within
+
+
+def test_a_feature_never_seen_to_vary_cannot_carry_a_window_to_a_class():
+    """A colour number that was (almost) the same in every learned view (no saturated pixel
+    in samples photographed washed out) is scaled up to count like the rest; a window where
+    it takes a value never learned was projected hundreds of spreads away, read as whichever
+    class lay furthest that way (gnome-tigullio photographed: every card of another design
+    read as 7H at 0.95). Clamped to the learned range, it moves the window nowhere, and the
+    features that did vary decide."""
+    rng = np.random.default_rng(9)
+    classes, per_class = 4, 60
+    labels = np.repeat(np.arange(classes), per_class)
+    centres = rng.normal(0, 4.0, (classes, 6))
+    vectors = np.zeros((len(labels), 8), np.float32)
+    vectors[:, :6] = centres[labels] + rng.normal(0, 1, (len(labels), 6))
+    vectors[:, 6] = rng.normal(0.0, 1e-4, len(labels))  # hardly varies: scaled up
+    vectors[:, 7] = rng.normal(0.5, 0.2, len(labels))
+    model = Model.learn(vectors, labels, ("a", "b", "c", "d"), keep=np.array([6, 7]))
+    window = vectors[0].copy()  # a view of class "a"
+    assert ranked(model, model.class_scores(window))[0] == "a"
+    window[6] = 0.3  # never learned: 3,000 spreads of that feature away
+    name, score, _, _ = ranked(model, model.class_scores(window))
+    assert name == "a" and score > 0.99
+    further = window.copy()
+    further[6] = 1000.0  # past the learned range, any value counts as its edge
+    assert np.array_equal(model.embed(further), model.embed(window))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.cards import ALL_CARDS
 from vision.decks import synthetic_deck
 from vision.fit import fit_warnings
-from vision.synth import render_window
+from vision.synth import Perturbation, render_window
 
 
 def _window_with_glyph(x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
@@ -22,6 +23,20 @@ def test_a_well_placed_index_gives_no_warning():
     deck = synthetic_deck()
     assert [w for code in ("AS", "10H", "QC", "KS") for w in
             fit_warnings(code, render_window(deck, code))] == []
+
+
+def test_a_washed_out_photograph_of_a_well_placed_index_gives_no_warning():
+    """The shoe's interior lifted above half the paper's brightness, cut by the noise into
+    pieces along the card's edge, was taken for an index touching the window's edge."""
+    washed = Perturbation(dx=1.57, dy=0.51, angle=-0.086, scale=1.0165, gain=1.2,
+                          tint=(1.0035, 0.9854, 1.0182), light=0.0832, light_dir=6.0084,
+                          gamma=0.75, defocus=0.545, noise=1.12, jpeg=80, washout=0.3)
+    deck = synthetic_deck()
+    diamonds = [code for code in ALL_CARDS if code.endswith("D")]
+    windows = [render_window(deck, code, washed, rng=np.random.default_rng(2))
+               for code in diamonds]
+    assert [w for code, window in zip(diamonds, windows, strict=True)
+            for w in fit_warnings(code, window)] == []
 
 
 def test_an_index_running_past_the_read_part_is_named_with_the_window_that_would_fit():

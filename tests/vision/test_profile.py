@@ -31,6 +31,10 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     (lambda p: {"card_mean": p.card_mean * np.nan}, "card_mean holds values that are not"),
     (lambda p: {"card_labels": p.card_labels[::-1].copy()}, "labels do not index every class"),
     (lambda p: {"card_views": p.card_views[:, :3]}, "arrays do not fit together"),
+    (lambda p: {"kind_low": p.kind_low[:5]}, "kind model's arrays do not fit together"),
+    # Bounds the wrong way round would clamp every window's feature to one value.
+    (lambda p: {"card_high": p.card_low - 1}, "card_low is above card_high"),
+    (lambda p: {"card_low": p.card_low * np.nan}, "card_low holds values that are not"),
     (lambda p: {"templates": p.templates[0]}, "templates has 2 dimensions, not 3"),
     (lambda p: {"likeness": p.likeness[:10]}, "likeness does not have one row per card"),
     (lambda p: {"pair_index": p.pair_index + 60}, "pairs of cards do not fit the card model"),
