@@ -607,7 +607,8 @@ def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Cou
         number = 2 if name.startswith("foreign:") else count * repeat + (0 if travel else 1)
         for k in range(number):
             nominal = k == 0 and not travel
-            out.append(_envelope_view(name, k, source, rng, registration, nominal))
+            out.append(_envelope_view(name, k, source, rng, registration, nominal,
+                                      held=travel))
             counter.tick()
         if travel and name not in NOT_CARDS:
             # The card with nothing printed on it: looks like no card at all.
@@ -640,14 +641,16 @@ def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Cou
 
 
 def _envelope_view(name: str, number: int, source: Source, rng: np.random.Generator,
-                   registration: Registration, nominal: bool = False) -> _View:
-    """One view of `source` across the whole envelope (or the nominal one)."""
+                   registration: Registration, nominal: bool = False, *,
+                   held: bool = False) -> _View:
+    """One view of `source` across the whole envelope (or the nominal one); `held`: a view
+    held back to calibrate, never learned."""
     p = random_perturbation(rng, 0.0 if nominal else 1.0)
     if name == "empty":
         # Faint ink is the print's, not the shoe's: rendered with it, the dark interior was
         # learned pale grey as well, like a washed-out dark cut card.
         p = replace(p, faint=0.0)
-    elif source.extend and not nominal and (clearer := _clearer(name, number)):
+    elif source.extend and not nominal and (clearer := _clearer(name, number, held)):
         # A card photographed washed out or in faint ink (a window sample, a camera's) is
         # read clearer in a better-lit shoe: its views must reach that far too. Samples of
         # the gnome-orell design photographed washed out had clean red cards read as 9H,
@@ -664,11 +667,13 @@ def _envelope_view(name: str, number: int, source: Source, rng: np.random.Genera
     return _view(name, number, render(source, p, rng=rng), registration)
 
 
-def _clearer(name: str, number: int) -> float:
+def _clearer(name: str, number: int, held: bool) -> float:
     """How much clearer than its sample view `number` of class `name` is rendered (0 for
-    most: CLEARER_SHARE of them). Drawn apart from the views' own generator, so that every
-    view is otherwise the one it was before clearer views were added."""
-    draw = np.random.default_rng((CLEARER_SEED, zlib.crc32(name.encode()), number))
+    most: CLEARER_SHARE of them), learned or `held` back (each its own: a held-back view
+    as clear as the learned view of its number would calibrate on what was learned).
+    Drawn apart from the views' own generator, so that every view is otherwise the one it
+    was before clearer views were added."""
+    draw = np.random.default_rng((CLEARER_SEED, zlib.crc32(name.encode()), number, held))
     return float(draw.uniform(0.0, CLEARER)) if draw.random() < CLEARER_SHARE else 0.0
 
 

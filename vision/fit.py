@@ -56,4 +56,7 @@ def _levelled(gray: np.ndarray) -> np.ndarray:
     low, high = np.percentile(gray, LEVELS)
     if high - low < 1:
         return gray
-    return cv2.convertScaleAbs(gray, alpha=255.0 / (high - low), beta=-255.0 * low / (high - low))
+    # Clipped, not `cv2.convertScaleAbs`: its absolute value would turn the pixels darker
+    # than the darkest percent (a glyph's core) grey again.
+    stretched = (gray.astype(np.float32) - np.float32(low)) * np.float32(255.0 / (high - low))
+    return np.clip(stretched, 0, 255).astype(np.uint8)

@@ -7,7 +7,7 @@ import numpy as np
 
 from vision.cards import ALL_CARDS
 from vision.decks import synthetic_deck
-from vision.fit import fit_warnings
+from vision.fit import _levelled, fit_warnings
 from vision.synth import Perturbation, render_window
 
 
@@ -37,6 +37,16 @@ def test_a_washed_out_photograph_of_a_well_placed_index_gives_no_warning():
                for code in diamonds]
     assert [w for code, window in zip(diamonds, windows, strict=True)
             for w in fit_warnings(code, window)] == []
+
+
+def test_the_levelling_keeps_the_darkest_pixels_black():
+    """The grey levels are stretched from the darkest percent to the brightest: a glyph's
+    core darker than that percent stays black (an absolute value had turned it grey)."""
+    gray = np.full((200, 128), 200, np.uint8)
+    gray[:, :40] = 60  # the lifted interior, the darkest percent
+    gray[100:104, 60:64] = 0  # a glyph's core, darker still
+    levelled = _levelled(gray)
+    assert levelled[0, 0] == 0 and levelled[101, 61] == 0 and levelled[0, 100] == 255
 
 
 def test_an_index_running_past_the_read_part_is_named_with_the_window_that_would_fit():

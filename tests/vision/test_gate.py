@@ -61,10 +61,12 @@ def test_a_window_through_the_gate_is_read_empty_as_a_full_read_would(vector_dec
 def test_a_dark_brown_cut_card_never_passes_the_gate_and_the_empty_shoe_still_does(
         tmp_path, synth_deck):
     """A dark cut card near the interior's colour (docs/vision.md; a washed-out one can look
-    like the empty shoe): no view of it passes. The gate then either lets most empty windows
-    through or is shut (every window read in full), as the held-back views near the empty
-    windows fall: at 4, 6 and 8 views per class it was open, open and shut before clearer
-    views of the cards were added, shut, open and shut after."""
+    like the empty shoe): no view of it passes. Most empty windows pass too, unless the
+    held-back cut cards near them set a clearance that lets none through (the gate open but
+    clearing nothing: every window is then read in full, as with the gate shut). Quick
+    enrolments of 4, 6 and 8 views a class: with stop 31's code the first two let most
+    through and 8 none; with stop 32's clearer views 4 and 8 none (at 4, a clearance of 6.0
+    against a reach of 4.0) and 6 under 8 in 10."""
     deck = dataclasses.replace(synth_deck, cards={**synth_deck.cards,
                                                   "CUT": draw_cut((25, 45, 80))})
     gate = enrolment(write_samples(deck, tmp_path / "samples"), views=4).profile.gate
@@ -76,7 +78,8 @@ def test_a_dark_brown_cut_card_never_passes_the_gate_and_the_empty_shoe_still_do
 
     assert not gate.passing(views("CUT")).any()
     passing = gate.passing(views(EMPTY)).mean()
-    assert passing >= 0.8 or (passing == 0 and gate.clearance > 2 * MIN_CLEARANCE)
+    assert passing >= 0.8 or (gate.reach > 0 and passing == 0
+                              and gate.clearance >= gate.reach)
 
 
 _cloud = st.tuples(st.integers(0, 2**32 - 1), st.floats(0.0, 12.0), st.integers(0, 80))

@@ -9,6 +9,7 @@ import pytest
 
 from vision.errors import ProfileError
 from vision.profile import PROFILE_VERSION, STAGES, load_profile, save_profile
+from vision.reader import Reader
 
 
 def test_a_profile_round_trips(tmp_path, vector_profile):
@@ -18,6 +19,12 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     assert set(again.thresholds) == set(STAGES)
     for stage in STAGES:
         assert again.thresholds[stage] == pytest.approx(vector_profile.thresholds[stage])
+    # The models' bounds, and the reader clamps with them (`Model.embed`).
+    for name in ("card_low", "card_high", "kind_low", "kind_high"):
+        assert np.array_equal(getattr(again, name), getattr(vector_profile, name)), name
+    reader = Reader(again)
+    assert np.array_equal(reader._cards.low, again.card_low)
+    assert np.array_equal(reader._kinds.high, again.kind_high)
 
 
 @pytest.mark.parametrize("change, message", [
