@@ -94,8 +94,9 @@ def recorded_dir(deck, has_back: bool, out: Path, seed: int) -> Path:
 
 def photo_session(rng: np.random.Generator) -> Perturbation:
     """One camera's light and exposure, as an operator photographs a deck's samples with it:
-    the envelope's gain, cast, gradient or hotspot, gamma and defocus, a washed-out exposure
-    and faint ink half the time each; the card at its nominal place (`photographed`)."""
+    the envelope's gain, cast, gradient or hotspot, gamma and defocus (at most 0.6 px: a
+    photograph taken to be a sample is in focus), a washed-out exposure and faint ink half
+    the time each; the card at its nominal place (`photographed`)."""
     p = random_perturbation(rng, 1.0)
     u = rng.uniform
     return replace(p, dx=0.0, dy=0.0, angle=0.0, scale=1.0, keystone=(0.0, 0.0), blur=0,

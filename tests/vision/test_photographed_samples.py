@@ -37,6 +37,8 @@ def test_samples_photographed_washed_out_or_faint_read_the_cards_seen_clearer(
         deck, tmp_path, exposure):
     reader = _photographed_reader(deck, tmp_path, **exposure)
     rng = np.random.default_rng(8)
+    # Both red suits, which were read as 9H, and a black one to read beside them: three
+    # quarters of the deck keeps the test quick.
     codes = [c for c in ALL_CARDS if c.endswith(("H", "D", "S"))]
     readings = [reader.read(render_window(deck, c, random_perturbation(rng, 0.3), rng=rng))
                 for c in codes]
