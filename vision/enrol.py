@@ -416,6 +416,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     nominal = {name: render(sources[0]) for name, sources in samples.classes.items()}
     for code in cards:
         notes += fit_warnings(code, nominal[code])
+    notes += _washed_out_note(samples, nominal, cards)
     _check_inked(samples, nominal, cards)
     zones = np.stack([zone_of(prepare(nominal[code]).ink) for code in cards])
     registration = Registration(learn_templates(zones))
@@ -719,6 +720,25 @@ def _view(truth: str, number: int, window: np.ndarray, registration: Registratio
     return _View(truth, number, window, describe(prepared, pose, zone), kind_vector(prepared),
                  pose.score, likeness_vector(zone), blank_of_ink(prepared),
                  card_above_window(prepared.small))
+
+
+WASHED_OUT = 60  # grey level: the darkest of a camera's samples lifted above it is washed out
+
+
+def _washed_out_note(samples: Samples, nominal: dict[str, np.ndarray], cards) -> list[str]:
+    """A note when the cards' samples taken by a camera (windows, not whole faces) look
+    washed out: their darkest (the shoe's interior, the ink; each pixel's darkest channel,
+    so that red ink counts) lifted well above black. Enrolment learns views clearer than
+    the samples too, but a sample washed out has lost what no view gets back."""
+    windows = [nominal[code] for code in cards if samples.classes[code][0].extend]
+    if not windows:
+        return []
+    darkest = float(np.median([np.percentile(w.min(axis=2), 1) for w in windows]))
+    if darkest <= WASHED_OUT:
+        return []
+    return [f"the card samples look washed out (their darkest is grey {darkest:.0f}, where a "
+            "shoe's interior and its ink are near black): if many cards go unread, take "
+            "them again with less exposure or light"]
 
 
 def _check_inked(samples: Samples, nominal: dict[str, np.ndarray], cards) -> None:
