@@ -2,7 +2,7 @@
 
 `controller`, `vision`, `firmware_bridge` and `hardware` all import them from here; this
 package imports nothing. The order of LAMP_NAMES is also the bit order of the serial link's
-LAMPS message, and BUTTON_NAMES the order of its button ids 1..4 (docs/protocol.md).
+LAMPS message, and BUTTON_NAMES the order of its button ids 1..5 (docs/protocol.md).
 """
 
 LAMP_NAMES = (
@@ -10,7 +10,7 @@ LAMP_NAMES = (
     "banker_win", "tie", "last_coup", "no_bets", "shuffle", "fault",
 )  # fmt: skip
 DRAW_STAND = ("player_draw", "player_stand", "banker_draw", "banker_stand")
-BUTTON_NAMES = ("no_more_bets", "card_disclosed", "acknowledge", "new_shoe")
+BUTTON_NAMES = ("no_more_bets", "card_disclosed", "acknowledge", "new_shoe", "count_out")
 
 # Card codes: a rank then a suit, upper case, "10" for ten (`AS`, `10H`, `QD`).
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")

@@ -43,7 +43,7 @@ class Role(IntEnum):
     MCU = 1
 
 
-# The button ids 1..4 and the LAMPS bit order are those of `contract` (docs/protocol.md).
+# The button ids 1..5 and the LAMPS bit order are those of `contract` (docs/protocol.md).
 BUTTONS = BUTTON_NAMES
 LAMPS_ORDER = LAMP_NAMES
 

@@ -7,6 +7,7 @@ pin is an input with the internal pull-up and reads low when pressed:
     card_disclosed = 24
     acknowledge = { pin = 25, active_high = true }   # a button that pulls the line high
     new_shoe = 16
+    count_out = 20
 
 Debouncing: a press counts when the pin reads pressed and it had been quiet (no edge) for
 `debounce` seconds before; contact bounce makes edges closer together than that. Edges come

@@ -16,7 +16,8 @@ def register(subparsers) -> None:
         help="replay a card order through the rules",
         description="Replay the cards of a shoe, in the order they leave it, through the NZ "
         "baccarat rules. Tokens: card codes (AS 10H Td), ^CODE for a card found face up, CUT, "
-        "NMB, DISCLOSED, ACK, NEWSHOE, JOKER, UNREADABLE; # starts a comment. Exit status: 0 "
+        "NMB, DISCLOSED, ACK, NEWSHOE, COUNT (the cards left counted out, rule 11.1), JOKER, "
+        "UNREADABLE; # starts a comment. Exit status: 0 "
         "done, 2 bad input, 3 the cards ran out in the middle of a round, 4 the table ended "
         "halted on a fault.",
     )

@@ -27,7 +27,7 @@ commands on stdin, one per line (also from a pipe or a FIFO):
                       --camera, the next N of --shoe (or of a shuffled 8-deck shoe) pass
                       the camera's window too
   deal TOKEN...       with --camera: deal these, in the language of `sabot deal` (AS 10H,
-                      ^KD face up, CUT, JOKER; NMB DISCLOSED ACK NEWSHOE press a button)
+                      ^KD face up, CUT, JOKER; NMB DISCLOSED ACK NEWSHOE COUNT press a button)
   pullback CODE       with --camera: a card drawn half way and pushed back into the shoe
   present | gone      only cover / uncover the card sensor (present counts a new card)
   button NAME         press a button: {", ".join(BUTTONS)}

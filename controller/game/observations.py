@@ -57,6 +57,15 @@ class NewShoe:
 
 
 @dataclass(frozen=True)
+class CountOut:
+    """After the shoe's last round the dealer runs the cards left in it out through the
+    reader, to be counted (rule 11.1 removes them; the count shows a card that left the
+    shoe unseen, as one drawn stuck to another)."""
+
+    kind = "count_out"
+
+
+@dataclass(frozen=True)
 class Unreadable:
     """Something left the shoe that could not be read with confidence (a joker, a smudge)."""
 
@@ -72,9 +81,11 @@ class EquipmentFault:
     kind = "equipment_fault"
 
 
-Observation = Card | Cut | NoMoreBets | Disclosed | Ack | NewShoe | Unreadable | EquipmentFault
+Observation = (Card | Cut | NoMoreBets | Disclosed | Ack | NewShoe | CountOut | Unreadable
+               | EquipmentFault)
 
-ALL_KINDS = (Card, Cut, NoMoreBets, Disclosed, Ack, NewShoe, Unreadable, EquipmentFault)
+ALL_KINDS = (Card, Cut, NoMoreBets, Disclosed, Ack, NewShoe, CountOut, Unreadable,
+             EquipmentFault)
 _BY_KIND: dict[str, type] = {cls.kind: cls for cls in ALL_KINDS}
 
 

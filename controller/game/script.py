@@ -1,9 +1,10 @@
 """The `sabot deal` input language: tokens in the order cards leave the shoe.
 
 Whitespace-separated tokens, `#` starts a comment. A card code (`AS`, `10h`, `Td`), `^` before
-a code for a card found face up in the shoe, `CUT`, `NMB`, `DISCLOSED`, `ACK`, `NEWSHOE`.
-Beyond DESIGN.md: `JOKER` (a joker left the shoe) and `UNREADABLE` (a card the camera could
-not read), so that faults can be scripted too.
+a code for a card found face up in the shoe, `CUT`, `NMB`, `DISCLOSED`, `ACK`, `NEWSHOE`,
+`COUNT` (the cards left after the shoe's last round counted out, rule 11.1). Beyond
+DESIGN.md: `JOKER` (a joker left the shoe) and `UNREADABLE` (a card the camera could not
+read), so that faults can be scripted too.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ KEYWORDS = {
     "DISCLOSED": obs.Disclosed,
     "ACK": obs.Ack,
     "NEWSHOE": obs.NewShoe,
+    "COUNT": obs.CountOut,
 }
 
 
@@ -63,7 +65,7 @@ def parse_script(text: str, source: str = "<input>") -> list[Step]:
             except CardCodeError as error:
                 raise InputError(
                     f"{source}, line {line_number}, column {column}: token {token!r} is not "
-                    f"a card code or keyword (CUT NMB DISCLOSED ACK NEWSHOE JOKER UNREADABLE; "
+                    f"a card code or keyword ({' '.join(KEYWORDS)} JOKER UNREADABLE; "
                     f"cards like AS 10H Td, ^ before a face-up card)"
                 ) from error
             steps.append(Step(line_number, column, token, observation))

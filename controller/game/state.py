@@ -40,11 +40,17 @@ class TableState:
     last_coup_rule: str = ""  # 9.7 or 9.8
     ran_dry: bool = False  # the shoe ran out of cards in the middle of a round
 
+    # Rule 11.1: after the last round the cards left are counted out through the reader.
+    counting: bool = False  # a count-out under way
+    counted: int = 0  # cards counted out this shoe
+    count_given: bool = False  # the count's result given (complete, or short at NEWSHOE)
+
     faults: list[str] = field(default_factory=list)
     set_aside: list[str] = field(default_factory=list)  # awaiting the supervisor's ACK
 
     # Where every card that left the shoe ended up, over all shoes: burn, round, set_aside,
-    # discarded (held excess cards when the cards were replaced), abandoned (shoe ran dry).
+    # discarded (held excess cards when the cards were replaced), abandoned (shoe ran dry),
+    # counted_out (left in the shoe after its last round, then counted out: rule 11.1).
     ledger: Counter = field(default_factory=Counter)
 
     @property

@@ -7,7 +7,7 @@ are JSON-ready dicts (`{"event": "round", ...}`), the contract of `sabot deal --
 
 from __future__ import annotations
 
-from contract import JOKER
+from contract import ALL_CARDS, JOKER
 from controller.errors import InputError
 from controller.game import observations as obs
 from controller.game.cards import CARDS_PER_DECK, burn_value, hand_total, is_pair, parse_card
@@ -16,6 +16,7 @@ from controller.game.state import BETWEEN, BURN, ENDED, ROUND, TableState
 from controller.game.tableau import INITIAL_CARDS, PLAYER, initial_hand, is_natural, result
 
 STYLES = ("A", "B")
+MISSING_NAMED = 12  # codes a short count's fault names (its `count` event carries them all)
 
 
 class Table:
@@ -39,6 +40,8 @@ class Table:
         self._events = []
         _HANDLERS[type(observation)](self, observation)
         self._check_exhausted()
+        if self.state.counting and self.state.cards_left == 0:
+            self._give_count()
         after = self._lit = lamps(self.state)
         if after != before:
             self._emit("lamps", on=sorted(after))
@@ -79,6 +82,10 @@ class Table:
             self._fault(f"{card} seen {seen} times in {article} {s.decks}-deck shoe", card)
         elif s.faults:  # halted
             self._fault(f"{card} drawn while the table is halted", card)
+        elif s.phase == ENDED and s.counting:
+            s.counted += 1
+            s.ledger["counted_out"] += 1
+            s.last_drawn_to = "counted_out"
         elif s.phase == ENDED:
             self._fault(f"{card} drawn after the end of the shoe (rule 7.1: no more cards "
                         f"until the cards are reshuffled or replaced)", card)
@@ -165,8 +172,46 @@ class Table:
         s.faults.clear()
         s.set_aside.clear()
 
+    def _on_count_out(self, _: obs.CountOut) -> None:
+        s = self.state
+        if s.halted:
+            self._notice("count-out refused: acknowledge the fault first")
+        elif s.phase != ENDED:
+            self._notice(f"count-out refused: the table is {self._situation()} (the cards "
+                         "left are counted out after the shoe's last round, rule 11.1)")
+        elif s.counting or s.count_given:
+            self._notice("count-out ignored: this shoe's cards are "
+                         f"{'being' if s.counting else 'already'} counted out")
+        else:
+            s.counting = True
+            self._emit("count_out", shoe=s.shoe, cards_left=s.cards_left, rule="11.1")
+
+    def _give_count(self) -> None:
+        """The count-out's result: every card of the shoe seen, or how many were not and
+        which codes are missing from the count (a card that could not be read is one of
+        them too, but it was seen: only the cards never seen make the count short)."""
+        s = self.state
+        s.counting, s.count_given = False, True
+        missing = [code for code in ALL_CARDS
+                   for _ in range(s.decks - min(s.counts[code], s.decks))]
+        short = s.cards_left
+        self._emit("count", shoe=s.shoe, counted=s.counted, short=short, missing=missing,
+                   rule="11.1")
+        if short:
+            cards = f"{short} card{'s' if short > 1 else ''}"
+            named = " ".join(missing[:MISSING_NAMED]) + (
+                f" and {len(missing) - MISSING_NAMED} more" if len(missing) > MISSING_NAMED
+                else "")
+            self._fault(f"the count-out is {cards} short: {named} not seen "
+                        "(a card left the shoe unseen, as one drawn stuck to another, or was "
+                        "taken); check the discards before the cards are reshuffled")
+
     def _on_new_shoe(self, _: obs.NewShoe) -> None:
         s = self.state
+        if s.counting:  # the dealer says the shoe is empty: the count is what it is
+            self._give_count()
+            if s.halted:
+                return
         if s.halted:
             self._notice("new shoe refused: acknowledge the fault first")
             return

@@ -32,7 +32,7 @@ DEFAULT_LAMP_PINS = {
     "shuffle": 19,
 }
 DEFAULT_BUTTON_PINS = {"no_more_bets": 23, "card_disclosed": 24, "acknowledge": 25,
-                       "new_shoe": 16}
+                       "new_shoe": 16, "count_out": 20}
 
 SCHEMA: dict[str, dict[str, Key]] = {
     "table": {

@@ -27,6 +27,7 @@ BUTTON_OBSERVATIONS = {
     "card_disclosed": obs.Disclosed,
     "acknowledge": obs.Ack,
     "new_shoe": obs.NewShoe,
+    "count_out": obs.CountOut,
 }
 
 

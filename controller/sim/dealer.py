@@ -3,7 +3,7 @@
 The dealer plays a card order at the shoe: for a card, the emulated microcontroller covers
 its card sensor (CARD_PRESENT over a pseudo-terminal), the synthetic camera shows the card
 sliding through the reading window (vision/synth.py), then the sensor clears; for a button
-token (NMB, DISCLOSED, ACK, NEWSHOE) the microcontroller reports the button. The observations
+token (NMB, DISCLOSED, ACK, NEWSHOE, COUNT) the microcontroller reports the button. The observations
 come out of the same FrameSource -> Tracker and Link -> queue -> TableService path as on a
 live table, with fake GPIO lamps and a real SQLite journal. The dealer waits for each
 observation to be handled before the next, as a dealer follows the lamps.

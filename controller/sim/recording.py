@@ -40,7 +40,7 @@ def write_synthetic_recording(deck, tokens: list[str], out: str | Path, *, seed:
                               frames_per_card: int = 24, fps: float = 90.0,
                               severity: float | None = None) -> Path:
     """`deck` dealt in the order `tokens` (card codes, `^code` face up, CUT, JOKER, and the
-    shoe's buttons NMB, DISCLOSED, ACK, NEWSHOE, pressed between two cards), with the
+    shoe's buttons NMB, DISCLOSED, ACK, NEWSHOE, COUNT, pressed between two cards), with the
     reading window at `window` (x, y) of each camera frame."""
     folder = Path(out)
     (folder / "frames").mkdir(parents=True, exist_ok=True)

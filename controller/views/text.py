@@ -36,6 +36,12 @@ def describe(event: dict) -> str | None:
         return f"  ACK: supervisor acknowledged; set aside: {aside}"
     if kind in ("notice", "shoe_exhausted", "input_end"):
         return f"  note: {event.get('message') or event.get('reason') or kind}"
+    if kind == "count_out":
+        return f"== count-out (rule 11.1): the {event['cards_left']} cards left, through the reader"
+    if kind == "count":
+        if not event["short"]:
+            return f"== count: {event['counted']} counted out, the shoe is whole"
+        return f"== count: {event['counted']} counted out, {event['short']} short"
     if kind == "cut_card":
         return f"  cutting card (rule {event['rule']})"
     return None

@@ -41,7 +41,7 @@ enum {
 
 /* BUTTON ids. */
 enum { SABOT_NO_MORE_BETS = 1, SABOT_CARD_DISCLOSED = 2, SABOT_ACKNOWLEDGE = 3,
-       SABOT_NEW_SHOE = 4 };
+       SABOT_NEW_SHOE = 4, SABOT_COUNT_OUT = 5 };
 
 /* LAMPS bits: 0 player_draw, 1 player_stand, 2 banker_draw, 3 banker_stand, 4 player_win,
  * 5 banker_win, 6 tie, 7 last_coup, 8 no_bets, 9 shuffle, 10 fault. */

@@ -108,7 +108,8 @@ static void boot(sabot_shoe *shoe, settings *chosen, posix_port *port)
 }
 
 static const char *const BUTTON_NAMES[] = {"no_more_bets", "card_disclosed", "acknowledge",
-                                           "new_shoe"};
+                                           "new_shoe", "count_out"};
+#define BUTTON_COUNT (sizeof BUTTON_NAMES / sizeof BUTTON_NAMES[0])
 
 /* One command line; false to quit. */
 static bool command(char *line, sabot_shoe *shoe, settings *chosen, posix_port *port)
@@ -125,7 +126,7 @@ static bool command(char *line, sabot_shoe *shoe, settings *chosen, posix_port *
     } else if (!strcmp(word, "gone")) {
         sabot_card_gone(shoe);
     } else if (!strcmp(word, "press") && argument) {
-        for (uint8_t id = 1; id <= 4; id++)
+        for (uint8_t id = 1; id <= BUTTON_COUNT; id++)
             if (!strcmp(argument, BUTTON_NAMES[id - 1]) || atoi(argument) == id) {
                 sabot_button(shoe, id);
                 return true;

@@ -16,6 +16,9 @@ SCRIPTS = {
     "held_excess_and_face_up_first_card": (
         "AS 2C NMB 2H 3D 4H 5D 9S NMB KH KD 7S ^9C 3C 4C 5C NMB QH 6D 2S 3S\n"),
     "fault_and_acknowledge_mid_round": "AS 2C 2H 3D JOKER ACK 4H 5D NEWSHOE 3H 2D 4D 5D 6D\n",
+    # Rule 11.1: the cards left counted out through the camera (the count_out button), short
+    # of most of the shoe: NEWSHOE gives the count and halts, ACK and NEWSHOE go on.
+    "count_out_short": "AS 2C 2H CUT 3D 4H 5D KH KD 7S 8C COUNT 9S 9H NEWSHOE ACK NEWSHOE 3H\n",
 }
 
 
@@ -38,7 +41,7 @@ def test_simulate_prints_what_deal_prints(name, tmp_path, capsys):
     assert sim_status == deal_status
     assert stats["event"] == "stats"
     assert stats["cards"] == sum(1 for t in SCRIPTS[name].split()
-                                 if t not in ("NMB", "DISCLOSED", "ACK", "NEWSHOE"))
+                                 if t not in ("NMB", "DISCLOSED", "ACK", "NEWSHOE", "COUNT"))
     assert stats["frames"] > stats["cards"] * 10
     assert stats["latency_ms_p50"] is not None and stats["latency_ms_p99"] >= 0
     assert verify(str(journal)).ok
