@@ -1109,14 +1109,181 @@ def fuzzing(examples: int) -> list[Row]:
             st.sampled_from(observation_kinds), cards), max_size=60), table_run, ()),
     ]
     rows = []
-    for name, strategy, target, allowed in targets:
-        row = Row(f"fuzzing: {name}")
-        crashes: list[str] = []
-        _fuzzer(strategy, target, allowed, row, crashes, examples)()
-        row.survived = row.injected - len(crashes)
-        row.note = "inputs tried; crashes: " + (crashes[0] if crashes else "0")
-        rows.append(row)
+    with tempfile.TemporaryDirectory() as folder, contextlib.ExitStack() as stack:
+        for name, strategy, target, allowed in targets + _file_and_web_targets(
+                Path(folder), stack):
+            row = Row(f"fuzzing: {name}")
+            crashes: list[str] = []
+            _fuzzer(strategy, target, allowed, row, crashes, examples)()
+            row.survived = row.injected - len(crashes)
+            row.note = "inputs tried; crashes: " + (crashes[0] if crashes else "0")
+            rows.append(row)
     return rows
+
+
+# How a profile's arrays are damaged (`_file_and_web_targets`): each keeps the file a
+# loadable .npz, so the damage reaches the profile's own checks and the reader.
+PROFILE_DAMAGE = ("nan", "inf", "huge", "negative", "empty", "flat", "transposed", "text",
+                  "integers", "missing", "a byte of the file")
+
+
+def _damaged_profile(arrays: dict, name: str, damage: str, at: int, raw: bytes) -> bytes:
+    import io
+
+    import numpy as np
+
+    if damage == "a byte of the file":
+        flipped = bytearray(raw)
+        flipped[at % len(flipped)] ^= 1 << (at % 8)
+        return bytes(flipped)
+    arrays = dict(arrays)
+    value = arrays[name]
+    if damage == "missing":
+        del arrays[name]
+    elif damage in ("nan", "inf", "huge", "negative") and value.dtype.kind != "U":
+        value = np.array(value, np.float64) if value.size else np.zeros(1)
+        flat = value.reshape(-1)
+        flat[at % flat.size] = {"nan": np.nan, "inf": np.inf, "huge": 1e300,
+                                "negative": -abs(flat[at % flat.size]) - 1}[damage]
+        arrays[name] = value
+    elif damage == "empty":
+        arrays[name] = value[:0] if value.ndim else np.zeros(0)
+    elif damage == "flat":
+        arrays[name] = value.reshape(-1)
+    elif damage == "transposed":
+        arrays[name] = value.T
+    elif damage == "text":
+        arrays[name] = np.array(["x"] * max(1, min(value.size, 3)))
+    elif damage == "integers":
+        arrays[name] = np.full(value.shape, at % 7, np.int64)
+    out = io.BytesIO()
+    np.savez(out, **arrays)
+    return out.getvalue()
+
+
+def _file_and_web_targets(folder: Path, stack: contextlib.ExitStack) -> list[tuple]:
+    """The profile, image and web-request fuzzers: a damaged profile loaded and read with,
+    a damaged image file read and its window read, and any request to the monitor's web
+    application (called in process, as uvicorn would call it). Their files go in `folder`;
+    the monitor stops with `stack`."""
+    import asyncio
+
+    import cv2
+    import numpy as np
+    from hypothesis import strategies as st
+
+    from controller.monitor.app import create_app
+    from controller.monitor.service import MonitorService
+    from controller.monitor.store import MonitorStore
+    from controller.sim.setup import enrolled_reader
+    from controller.surveillance.broker import MemoryBroker
+    from vision.decks import synthetic_deck
+    from vision.errors import ImageReadError, ProfileError
+    from vision.imageio import read_image
+    from vision.profile import load_profile, save_profile
+    from vision.reader import Reader
+    from vision.synth import render_window
+
+    deck = synthetic_deck()
+    reader = enrolled_reader(deck)
+    window = render_window(deck, "7H")
+    base = save_profile(reader.profile, folder / "base.npz")
+    raw = base.read_bytes()
+    with np.load(base, allow_pickle=False) as data:
+        arrays = {name: data[name] for name in data.files}
+
+    def profile_run(damage):
+        name, how, at = damage
+        path = folder / "damaged.npz"
+        path.write_bytes(_damaged_profile(arrays, name, how, at, raw))
+        Reader(load_profile(path)).read(window)
+
+    images = {"png": cv2.imencode(".png", window)[1].tobytes(),
+              "jpeg": cv2.imencode(".jpg", window)[1].tobytes()}
+
+    def image_run(damage):
+        kind, flips, cut = damage
+        data = bytearray(images[kind]) if kind in images else bytearray(kind.encode())
+        for at, value in flips:
+            if data:
+                data[at % len(data)] = value
+        path = folder / "damaged.img"
+        path.write_bytes(bytes(data[:cut]) if cut is not None else bytes(data))
+        reader.read(read_image(path))
+
+    broker = MemoryBroker()
+    monitor = MonitorService(broker.client("monitor"),
+                             MonitorStore(str(folder / "monitor.sqlite"))).start()
+    stack.callback(monitor.stop)
+    _seed_room(broker)
+    app = create_app(monitor)
+
+    def request_run(request):
+        method, path, query = request
+        if path.rstrip("/") == "/api/stream":
+            return  # an event stream never ends: its start is in the tests
+        status = asyncio.run(asgi_status(app, method, path, query))
+        if status >= 500:
+            raise AssertionError(f"{method} {path!r}?{query!r}: {status}")
+
+    segment = st.text(max_size=12)
+    paths = st.one_of(
+        st.sampled_from(["/", "/api/tables", "/tables/table-1", "/api/tables/table-1",
+                         "/api/tables/table-1/anchor", "/api/tables/table-1/shoes/1",
+                         "/api/tables/table-1/shoes/1.csv", "/static/room.js"]),
+        st.builds(lambda a: f"/tables/{a}", segment),
+        st.builds(lambda a: f"/static/{a}", segment),
+        st.builds(lambda a: f"/api/tables/{a}", segment),
+        st.builds(lambda a: f"/api/tables/{a}/anchor", segment),
+        st.builds(lambda a, b: f"/api/tables/{a}/shoes/{b}", segment, segment),
+        st.builds(lambda a: "/" + a, st.text(max_size=40)))
+    return [
+        ("profile (damaged arrays and bytes)",
+         st.tuples(st.sampled_from(sorted(arrays)), st.sampled_from(PROFILE_DAMAGE),
+                   st.integers(0, 1 << 30)), profile_run, (ProfileError,)),
+        ("image file (damaged PNG and JPEG, any bytes)",
+         st.tuples(st.sampled_from(["png", "jpeg", "GIF89a", "\x89PNG", ""]),
+                   st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)),
+                            max_size=6),
+                   st.none() | st.integers(0, 4000)), image_run, (ImageReadError,)),
+        ("monitor web request",
+         st.tuples(st.sampled_from(["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS"]),
+                   paths, st.binary(max_size=30)), request_run, ()),
+    ]
+
+
+def _seed_room(broker) -> None:
+    """One table's shoe in the monitor's room, so that requests about it reach its data."""
+    from controller.game.table import Table
+    from controller.surveillance import messages
+
+    table, seq = Table(decks=1, require_no_more_bets=False), 0
+    for observation in dealt_until_shoe_end(shuffled_shoe(1, seed=5), 1)[:40]:
+        for event in table.apply(observation):
+            seq += 1
+            broker.client("table-1").publish(
+                messages.topic("table-1", "event"),
+                messages.encode({"table": "table-1", "seq": seq, "ts": float(seq),
+                                 "cause": seq, **event}))
+
+
+async def asgi_status(app, method: str, path: str, query: bytes) -> int:
+    """The status an ASGI `app` answers a request with (an exception propagates)."""
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": method, "scheme": "http", "path": path,
+             "raw_path": path.encode("utf-8", "surrogateescape"), "query_string": query,
+             "root_path": "", "headers": [(b"host", b"localhost")],
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+    await app(scope, receive, send)
+    return next(m["status"] for m in sent if m["type"] == "http.response.start")
 
 
 def _fuzzer(strategy, target, allowed, row: Row, crashes: list[str], examples: int):

@@ -8,6 +8,15 @@ from collections import Counter
 import pytest
 
 from bench import faults, irregular
+from tests.shared_profiles import suite_reader
+from vision.decks import synthetic_deck
+
+
+@pytest.fixture
+def simulator_design():
+    """The simulator's design learned once for all the workers (the fuzzed profiles and the
+    stuck cards' pulses are read with it; it is what `sabot simulate` loads)."""
+    return suite_reader(synthetic_deck())
 
 
 def test_serial_link_faults_lose_and_double_nothing():
@@ -37,9 +46,12 @@ def test_every_forgery_is_caught_with_the_key_and_an_anchor(tmp_path):
     assert plain.survived < keyed.survived  # what the signatures add
 
 
-def test_fuzzed_inputs_crash_nothing():
-    for row in faults.fuzzing(examples=60):
+def test_fuzzed_inputs_crash_nothing(simulator_design):
+    rows = faults.fuzzing(examples=60)
+    for row in rows:
         assert row.injected == 60 and row.survived == 60, row
+    assert {"fuzzing: profile (damaged arrays and bytes)", "fuzzing: monitor web request",
+            "fuzzing: image file (damaged PNG and JPEG, any bytes)"} <= {r.fault for r in rows}
 
 
 def test_the_report_has_a_row_per_fault_and_says_what_is_not_injected(tmp_path):
@@ -120,7 +132,8 @@ def test_camera_faults_never_give_a_wrong_card():
         assert row.injected == 2 and row.lost == row.doubled == 0, row
 
 
-def test_two_cards_drawn_stuck_together_are_caught_by_the_count_out(tmp_path):
+def test_two_cards_drawn_stuck_together_are_caught_by_the_count_out(tmp_path,
+                                                                    simulator_design):
     """The hidden card's tail in the first card's pulse reads as nothing; the shoe's count at
     its end (rule 11.1) is one short, naming it, through the service path as through `deal`."""
     row = faults.stuck_cards(shoes=1, folder=tmp_path)

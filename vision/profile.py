@@ -37,7 +37,9 @@ Stored as one NumPy .npz archive (no pickles) holding:
 
 from __future__ import annotations
 
+import tokenize
 import zipfile
+import zlib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -46,6 +48,7 @@ import numpy as np
 from vision.cards import split_code
 from vision.errors import ProfileError
 from vision.gate import MAX_REACH, MIN_CLEARANCE, SHUT, WHITENING, EmptyGate
+from vision.register import ZONE
 
 # 7: the glance's hues are of the window's right and lower part (`features.HUE_PART`), so a
 # profile learned on the whole window's would read with numbers it never learned. 8: the
@@ -161,7 +164,10 @@ def load_profile(path: str | Path) -> Profile:
             arrays = {name: data[name] for name in _ARRAYS}
             scalars = {name: kind(data[name]) for name, kind in _SCALARS.items()}
             stages, thresholds = data["stages"], data["thresholds"]
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as error:
+    # A damaged file fails wherever numpy's reading meets the damage: the zip, the deflated
+    # data, an array's header (parsed as a Python literal: tokenize's and ast's own errors).
+    except (OSError, ValueError, KeyError, TypeError, OverflowError, SyntaxError,
+            tokenize.TokenError, zipfile.BadZipFile, zlib.error, EOFError) as error:
         if isinstance(error, ProfileError):
             raise
         raise ProfileError(f"{file}: not a Sabot profile ({error})") from None
@@ -178,13 +184,28 @@ def load_profile(path: str | Path) -> Profile:
     return Profile(**arrays, **scalars, thresholds=by_stage)
 
 
+# What each array holds (numpy dtype kinds): integers, text, or else real numbers.
+_KINDS = {"pair_index": "iu", "card_labels": "iu", "kind_labels": "iu", "card_classes": "U",
+          "kind_classes": "U"}
+_KIND_WORDS = {"f": "real numbers", "iu": "whole numbers", "U": "text"}
+_FLOAT32_MOST = float(np.finfo(np.float32).max)
+
+
 def _check(file: Path, arrays: dict, scalars: dict) -> None:
     """A damaged profile is refused here, naming what is wrong, not at the first frame."""
     for name, dims in _SHAPES.items():
         if arrays[name].ndim != dims:
             raise ProfileError(f"{file}: {name} has {arrays[name].ndim} dimensions, not {dims}")
-        if arrays[name].dtype.kind == "f" and not np.all(np.isfinite(arrays[name])):
+        kind = _KINDS.get(name, "f")
+        if arrays[name].dtype.kind not in kind:
+            raise ProfileError(f"{file}: {name} holds {arrays[name].dtype} values, not "
+                               f"{_KIND_WORDS[kind]}")
+        # The reader computes in float32: a value beyond its range would be infinite there.
+        if kind == "f" and not np.all(np.abs(arrays[name]) <= _FLOAT32_MOST):
             raise ProfileError(f"{file}: {name} holds values that are not finite")
+    if len(arrays["templates"]) == 0 or arrays["templates"].shape[1:] != (ZONE[3], ZONE[2]):
+        raise ProfileError(f"{file}: templates are not pictures of the index zone "
+                           f"({ZONE[3]} x {ZONE[2]})")
     for model in ("card", "kind"):
         views, projection = arrays[f"{model}_views"], arrays[f"{model}_projection"]
         labels, classes = arrays[f"{model}_labels"], arrays[f"{model}_classes"]

@@ -202,3 +202,21 @@ def test_sabot_monitor_names_a_wrong_argument(args, words, tmp_path):
                           timeout=30)
     assert done.returncode == 2, done.stderr
     assert words in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_request_whose_query_is_not_utf8_is_refused_not_a_server_error(tmp_path):
+    """Starlette decoded the query to redirect `/api/tables/` and failed with a 500 (found by
+    the fault campaign's fuzzer); it is now a 400, and a query of text still redirects."""
+    import asyncio
+
+    from bench.faults import asgi_status
+    from controller.monitor.app import create_app
+    from controller.monitor.service import MonitorService
+    from controller.monitor.store import MonitorStore
+
+    service = MonitorService(MemoryBroker().client("monitor"),
+                             MonitorStore(str(tmp_path / "monitor.sqlite")))
+    app = create_app(service)
+    assert asyncio.run(asgi_status(app, "GET", "/api/tables/", b"\x90x")) == 400
+    assert asyncio.run(asgi_status(app, "GET", "/api/tables/", b"a=1")) == 307
+    service.store.close()

@@ -53,6 +53,17 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     (lambda p: {"likeness_floors": p.likeness_floors - 3}, "not one floor per card"),
     (lambda p: {"likeness_floors": p.likeness_floors * np.nan},
      "likeness_floors holds values that are not"),
+    # Found by the fault campaign's fuzzer (`bench.faults`), each a traceback before: the
+    # index search with no template, templates of whole numbers OpenCV does not resize, a
+    # value finite in float64 but not in the reader's float32.
+    (lambda p: {"templates": p.templates[:0]}, "templates are not pictures of the index"),
+    (lambda p: {"templates": p.templates[:, :, :40]}, "templates are not pictures of the in"),
+    (lambda p: {"templates": p.templates.astype(np.int64)},
+     "templates holds int64 values, not real numbers"),
+    (lambda p: {"card_views": p.card_views.astype(np.float64) * 1e300},
+     "card_views holds values that are not finite"),
+    (lambda p: {"card_labels": p.card_labels.astype(np.float32)},
+     "card_labels holds float32 values, not whole numbers"),
 ])
 def test_a_damaged_profile_is_refused(tmp_path, vector_profile, change, message):
     damaged = dataclasses.replace(vector_profile, **change(vector_profile))
@@ -69,6 +80,52 @@ def _saved_with(profile, path, change) -> object:
     change(arrays)
     np.savez(path.open("wb"), **arrays)
     return path
+
+
+@pytest.mark.parametrize("change", [
+    lambda arrays: arrays.update(version=np.float64(np.inf)),  # OverflowError before
+    lambda arrays: arrays.update(held_wrong=np.float64(np.inf)),
+])
+def test_a_profile_whose_whole_numbers_are_infinite_is_refused(tmp_path, vector_profile,
+                                                                change):
+    path = _saved_with(vector_profile, tmp_path / "p.npz", change)
+    with pytest.raises(ProfileError, match="not a Sabot profile"):
+        load_profile(path)
+
+
+def test_a_profile_whose_compressed_bytes_are_damaged_is_refused(tmp_path, vector_profile):
+    """A byte of the deflated data changed: zlib's own error, a traceback before (found by
+    the fault campaign's fuzzer)."""
+    path = save_profile(vector_profile, tmp_path / "p.npz")
+    raw = bytearray(path.read_bytes())
+    failures = set()
+    for at in range(200, len(raw) - 200, len(raw) // 40):
+        damaged = bytearray(raw)
+        damaged[at] ^= 0x5A
+        path.write_bytes(bytes(damaged))
+        try:
+            load_profile(path)
+        except ProfileError as error:
+            failures.add(str(error).split(" (")[0])
+    assert failures == {f"{path}: not a Sabot profile"}
+
+
+def test_a_profile_whose_array_header_is_cut_short_is_refused(tmp_path, vector_profile):
+    """An array's header is a Python literal: cut short, numpy's parser raised tokenize's
+    TokenError (found by the fault campaign's fuzzer, one damaged byte in 3,000)."""
+    import zipfile
+
+    path = save_profile(vector_profile, tmp_path / "p.npz")
+    with zipfile.ZipFile(path) as whole:
+        members = {name: whole.read(name) for name in whole.namelist()}
+    header = b"{'descr': '<i4', 'fortran_order': False, 'shape': (\n"
+    header += b" " * (63 - len(header) % 64) + b"\n"
+    members["version.npy"] = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header
+    with zipfile.ZipFile(path, "w") as whole:
+        for name, data in members.items():
+            whole.writestr(name, data)
+    with pytest.raises(ProfileError, match="not a Sabot profile"):
+        load_profile(path)
 
 
 def test_an_old_profile_asks_to_enrol_again(tmp_path, vector_profile):
