@@ -209,9 +209,7 @@ class Table:
     def _on_new_shoe(self, _: obs.NewShoe) -> None:
         s = self.state
         if s.counting:  # the dealer says the shoe is empty: the count is what it is
-            self._give_count()
-            if s.halted:
-                return
+            self._give_count()  # a short count halts the table: this new shoe waits
         if s.halted:
             self._notice("new shoe refused: acknowledge the fault first")
             return

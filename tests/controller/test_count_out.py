@@ -62,6 +62,8 @@ def test_rule_11_1_a_card_that_left_the_shoe_unseen_makes_the_count_short_and_ha
     (fault,) = of_kind(events, "fault")
     assert f"1 card short: {stack[hidden].card} not seen" in fault["reason"]
     assert "fault" in table.lamps() and not of_kind(events, "new_shoe")
+    assert of_kind(events, "notice")[0]["message"] == ("new shoe refused: acknowledge the "
+                                                       "fault first")
     assert of_kind(table.apply(obs.NewShoe()), "notice")  # refused while halted
     table.apply(obs.Ack())
     assert of_kind(table.apply(obs.NewShoe()), "new_shoe")
