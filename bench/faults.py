@@ -202,6 +202,20 @@ def _simulate(script: Path, seed: int, journal: Path) -> tuple:
             "--journal", journal)
 
 
+def _dealt_both_ways(stem: Path, observations: list, seed: int) -> tuple:
+    """A one-deck shoe's script (`stem`.txt) dealt by `sabot deal` (the rules' own outcome,
+    into `stem`-ref.db) and through the service path (`sabot simulate`, into `stem`.db):
+    (reference, victim, the deal's process, the service's, the service's errors)."""
+    script = stem.with_suffix(".txt")
+    script.write_text(format_script(observations))
+    reference, victim = Path(f"{stem}-ref.db"), stem.with_suffix(".db")
+    deal = sabot(*_deal(script, reference))
+    deal.communicate(timeout=300)
+    service = sabot(*_simulate(script, seed, victim))
+    _, err = service.communicate(timeout=600)
+    return reference, victim, deal, service, err
+
+
 def _deal_or_simulate(run: int, script: Path, seed: int, journal: Path) -> tuple:
     """The storage faults alternate: `sabot deal` in even runs, the service path in odd."""
     return _deal(script, journal) if run % 2 == 0 else _simulate(script, seed, journal)
@@ -413,13 +427,8 @@ def dealer_errors(shoes: int, folder: Path) -> list[Row]:
                 wanted.append(kind)
         observations, injected, pending = dealer.shoe(seed, wanted)
         per_shoe.append(len(injected))
-        script = folder / f"irregular-{seed}.txt"
-        script.write_text(format_script(observations))
-        reference, victim = folder / f"irregular-{seed}-ref.db", folder / f"irregular-{seed}.db"
-        deal = sabot(*_deal(script, reference))
-        deal.communicate(timeout=300)
-        service = sabot(*_simulate(script, seed, victim))
-        _, err = service.communicate(timeout=600)
+        reference, victim, deal, service, err = _dealt_both_ways(
+            folder / f"irregular-{seed}", observations, seed)
         for done in injected:
             rows[done.kind].injected += 1
         if _unread(victim):
@@ -696,13 +705,8 @@ def stuck_cards(shoes: int, folder: Path) -> Row:
         without = stack[:at] + stack[at + 1:]
         shoe = dealt_until_shoe_end(without, 1)
         rest = [o for o in without[len(shoe):] if isinstance(o, obs.Card)]
-        script = folder / f"stuck-{seed}.txt"
-        script.write_text(format_script([*shoe, obs.CountOut(), *rest, obs.NewShoe()]))
-        reference, victim = folder / f"stuck-{seed}-ref.db", folder / f"stuck-{seed}.db"
-        deal = sabot(*_deal(script, reference))
-        deal.communicate(timeout=300)
-        service = sabot(*_simulate(script, seed, victim))
-        _, err = service.communicate(timeout=600)
+        reference, victim, deal, service, err = _dealt_both_ways(
+            folder / f"stuck-{seed}", [*shoe, obs.CountOut(), *rest, obs.NewShoe()], seed)
         row.injected += 1
         row.doubled += sum(isinstance(e, CardSeen) and e.card == hidden.card for e in pulse)
         if _unread(victim):
