@@ -3,7 +3,7 @@
 import numpy as np
 
 from controller.game import observations as obs
-from controller.service.runtime import ShoeRuntime, observation_of
+from controller.service.runtime import HANDOVER_S, ShoeRuntime, observation_of
 from firmware_bridge import messages as link
 from hardware.camera import Frame
 from hardware.errors import CameraStalledError
@@ -13,10 +13,16 @@ from vision import events as seen
 class Collect:
     def __init__(self):
         self.submitted = []
+        self.steps = []  # what the camera thread asked of the pipeline, in order
 
     def submit(self, observation, evidence_at=None):
         self.submitted.append((observation, evidence_at))
+        self.steps.append(("submit", len(self.submitted)))
         return len(self.submitted)
+
+    def wait_for(self, ticket, timeout=10.0):
+        self.steps.append(("wait_for", ticket, timeout))
+        return True
 
 
 class ScriptedCamera:
@@ -73,6 +79,29 @@ def test_readings_carry_the_time_of_their_frame_and_the_window_is_cropped():
     assert pipeline.submitted == [(obs.Card("AS"), 5.01)]
     assert tracker.fed[0] == ((30, 20, 3), None, 0)
     assert runtime.frames == 2
+
+
+def test_the_camera_reads_no_further_frame_until_the_table_handled_the_card_it_decided():
+    """A card's lamps come before the passage's later frames are read: read beside the table
+    thread, they took the interpreter from it (bench.e2e's frame-to-lamp p99 was 12.6-15.6
+    ms). The wait is bounded, so a stopped table thread cannot stop the camera."""
+    script = [frame(0, 1.0, bright=True), frame(1, 1.01), frame(2, 1.02, bright=True)]
+    pipeline, tracker = Collect(), EchoTracker()
+    fed_when = []
+    feed = tracker.feed
+
+    def feed_noting(image, **kwargs):
+        fed_when.append(len(pipeline.steps))
+        return feed(image, **kwargs)
+
+    tracker.feed = feed_noting
+    runtime = ShoeRuntime(pipeline, tracker, ScriptedCamera(script))
+    runtime.start()
+    runtime._thread.join(timeout=10)
+    assert pipeline.steps == [("submit", 1), ("wait_for", 1, HANDOVER_S),
+                              ("submit", 2), ("wait_for", 2, HANDOVER_S)]
+    assert fed_when == [0, 2, 2]  # frame 1 only once card 1's handling was waited for
+    assert 0 < HANDOVER_S <= 0.5
 
 
 def test_the_card_sensor_from_the_link_goes_with_each_frame():

@@ -318,3 +318,27 @@ def test_a_passage_that_saw_a_back_and_a_joker_is_a_face_up_card_unread_not_a_jo
         tracker.feed(_frame(which, number), card_present=True, over=_frame(9, number))
     [event] = tracker.feed(_frame(1, 9), card_present=False)
     assert isinstance(event, Unreadable) and event.reason.startswith("face-up card")
+
+
+class CountingReader:
+    """Reads every frame as the empty window, counting the frames it was given."""
+
+    def __init__(self):
+        self.reads = 0
+
+    def read(self, frame, *, back_expected=False):
+        self.reads += 1
+        return Reading("empty")
+
+
+def test_a_frame_that_differs_from_the_one_before_only_between_the_sparse_grid_is_read():
+    """The repeat check looks at a sparse grid of pixels first: a frame alike there, but not
+    everywhere, is a new picture and is read; only the very same image is not."""
+    first = np.random.default_rng(5).integers(0, 256, (200, 128, 3), dtype=np.uint8)
+    other = first.copy()
+    other[1, 1, 0] ^= 1  # off the grid
+    reader = CountingReader()
+    tracker = Tracker(reader)
+    for frame in (first, first.copy(), other, other):
+        tracker.feed(frame)
+    assert reader.reads == 2
