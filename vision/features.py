@@ -144,7 +144,8 @@ def surface_vector(small: np.ndarray) -> np.ndarray:
     total = b + g + r + 1.0
     brightness = total / 3.0
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-    saturation_map, value = hsv[:, :, 1], hsv[:, :, 2]
+    # Planes of their own: OpenCV's bindings copy a strided view at every call, slowly.
+    _, saturation_map, value = cv2.split(hsv)
     laplacian = cv2.Laplacian(value, cv2.CV_16S)
     texture = cv2.norm(laplacian, cv2.NORM_L1) / laplacian.size / (brightness + 8.0)
     saturation = cv2.mean(saturation_map)[0] / 255.0

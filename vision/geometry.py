@@ -55,7 +55,9 @@ def to_window(image: np.ndarray, *, averaged: bool = False) -> np.ndarray:
                     or image.shape[0] > AREA_BEYOND * WINDOW_H)
         interpolation = cv2.INTER_AREA if area else cv2.INTER_LINEAR
         image = cv2.resize(image, WINDOW_SIZE, interpolation=interpolation)
-    return image
+    # A window cropped from a camera frame is a view with the frame's row stride: OpenCV's
+    # bindings would copy it, slowly, at every call it is passed to.
+    return np.ascontiguousarray(image)
 
 
 def crop_window(frame: np.ndarray, window: tuple[int, int, int, int] | list[int]) -> np.ndarray:

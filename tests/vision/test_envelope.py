@@ -182,3 +182,22 @@ def test_a_card_seen_at_the_envelopes_smallest_scale_is_found_at_it():
     for code in ("7D", "AS", "KC", "10H", "3S"):
         ink = prepare(render(card_source(deck.image(code)), Perturbation(scale=0.8))).ink
         assert registration.locate(ink).scale <= 0.81, code
+
+
+def test_the_view_matrix_turns_about_the_window_centre_as_opencv_would():
+    """`view_matrix` writes out OpenCV's rotation (getRotationMatrix2D) for speed: the same
+    map to the last bit, shift, turn, keystone and output size alike."""
+    rng = np.random.default_rng(8)
+    for _ in range(200):
+        p = random_perturbation(rng)
+        travel = float(rng.uniform(-300, 220))
+        turn = np.vstack([cv2.getRotationMatrix2D((64, 100), p.angle, p.scale), [0, 0, 1]])
+        turn[:2, 2] += (p.dx, p.dy)
+        kx, ky = p.keystone
+        square = np.float32([[0, 0], [128, 0], [128, 200], [0, 200]])
+        skewed = np.float32([[kx * 64, ky * 100], [128 - kx * 64, 0], [128, 200],
+                             [0, 200 - ky * 100]])
+        keystone = cv2.getPerspectiveTransform(square, skewed).astype(np.float64)
+        to_output = np.diag([p.size[0] / 128, p.size[1] / 200, 1.0])
+        shift = np.array([[1, 0, 0], [0, 1, travel], [0, 0, 1]], np.float64)
+        assert np.array_equal(view_matrix(p, travel), to_output @ keystone @ turn @ shift)

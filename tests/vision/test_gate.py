@@ -270,3 +270,12 @@ def test_no_stage_reads_a_window_far_from_the_empty_shoes_colour_as_empty(stage,
     rng = np.random.default_rng(13)
     empty = render_window(vector_deck, EMPTY, random_perturbation(rng, 0.3), rng=rng)
     assert vector_reader.read(empty).kind == "empty"
+
+
+def test_a_window_cropped_from_a_camera_frame_is_made_contiguous_with_the_same_pixels():
+    """OpenCV's bindings copy a strided view at every call: the reader copies it once."""
+    frame = np.random.default_rng(4).integers(0, 256, (200, 256, 3), dtype=np.uint8)
+    crop = frame[:, 128:]
+    window = to_window(crop)
+    assert not crop.flags.c_contiguous and window.flags.c_contiguous
+    assert np.array_equal(window, crop)
