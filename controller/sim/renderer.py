@@ -15,14 +15,20 @@ the whole foreground group reaches only the dealer's process, which answers for 
 when its input closes (the dealer done, or killed).
 
 Over the pipes: the dealer sends the deck, the generator and the passage's frames and
-severity once, then one (code, face_up) per card; the child answers each with the list of
-its frames (under and over views side by side), all pickled. Its own standard output is
-turned to its standard error, so nothing printed there (a library's log) mixes with them.
+severity once, then one (code, face_up) per card, pickled. The frames themselves (under and
+over views side by side) go through a file both processes map (`RING` slots, one card's
+frames each; the child writes card k to slot k mod RING and answers with its shape): through
+the pipe, pickled, they were 7 MB a card, and taking them held up the camera 3.6 ms a card
+(1.5 s of a shoe). A card whose frames would not fit a slot is answered with its frames
+pickled instead. The child's own standard output is turned to its standard error, so
+nothing printed there (a library's log) mixes with the answers.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
+import mmap
 import os
 import pickle
 import subprocess
@@ -35,9 +41,14 @@ from pathlib import Path
 import numpy as np
 
 from controller.errors import SabotError
+from vision.geometry import WINDOW_H, WINDOW_W
 
 # Besides the timeout, for the first card: the child's start (numpy, OpenCV, the deck).
 STARTING_S = 30.0
+# Slots of the shared frames: at most this many cards may be asked for and not yet taken
+# (the dealer asks two ahead).
+RING = 4
+FRAME_SHAPE = (WINDOW_H, 2 * WINDOW_W, 3)  # a frame: the under and the over view side by side
 
 
 class RendererError(SabotError, RuntimeError):
@@ -58,11 +69,20 @@ class CardRenderer:
         # What the child says goes to a file, read if it stops: a pipe nobody reads while
         # it runs could fill and stop it.
         self._said = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
-        child = f"import sys; sys.path.insert(0, {root!r}); import {__name__} as r; r.serve()"
-        self._process = subprocess.Popen(
-            [sys.executable, "-P", "-c", child], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self._said, start_new_session=True)
+        # The shared frames: a file with no name, handed to the child by its descriptor.
+        self._slot = frames_per_card * int(np.prod(FRAME_SHAPE))
+        shared = tempfile.TemporaryFile()  # noqa: SIM115 (closed once mapped)
+        with shared:
+            shared.truncate(RING * self._slot)
+            self._shared = mmap.mmap(shared.fileno(), RING * self._slot)
+            child = (f"import sys; sys.path.insert(0, {root!r}); import {__name__} as r; "
+                     f"r.serve({shared.fileno()})")
+            self._process = subprocess.Popen(
+                [sys.executable, "-P", "-c", child], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=self._said, start_new_session=True,
+                pass_fds=(shared.fileno(),))
         self._asked: deque[str] = deque()
+        self._taken = 0  # cards whose frames were taken: the next one's slot
         try:
             self._send((deck, rng, frames_per_card, severity), "starting")
         except RendererError:
@@ -70,7 +90,11 @@ class CardRenderer:
             raise
 
     def ask(self, code: str, face_up: bool) -> None:
-        """Start rendering `code` passing the window (face up or down)."""
+        """Start rendering `code` passing the window (face up or down). At most RING cards
+        may be waiting to be taken: the child would write over the frames of the first."""
+        if len(self._asked) >= RING:
+            raise ValueError(f"{RING} cards are waiting to be taken already; take one "
+                             f"before asking for {code}")
         self._asked.append(code)
         self._send((code, face_up), f"asked for {code}")
 
@@ -83,13 +107,19 @@ class CardRenderer:
         watchdog = threading.Timer(allowed, self._hung)
         watchdog.start()
         try:
-            frames = pickle.load(self._process.stdout)  # type: ignore[arg-type]
+            answer = pickle.load(self._process.stdout)  # type: ignore[arg-type]
         except (EOFError, OSError, pickle.UnpicklingError) as error:
             raise self._stopped(f"rendering {code}", allowed) from error
         finally:
             watchdog.cancel()
         self._answered = True
-        return frames
+        slot, self._taken = self._taken % RING, self._taken + 1
+        if isinstance(answer, list):  # frames that did not fit a slot, pickled
+            return answer
+        # Copied out of the slot, which the child fills again RING cards later.
+        shared = np.frombuffer(self._shared, np.uint8, answer[0] * int(np.prod(FRAME_SHAPE)),
+                               slot * self._slot)
+        return list(shared.reshape(answer[0], *FRAME_SHAPE).copy())
 
     def close(self) -> None:
         try:
@@ -104,6 +134,8 @@ class CardRenderer:
                 self._process.wait()
         finally:
             self._said.close()
+            with contextlib.suppress(BufferError):  # a view of it still held: freed with it
+                self._shared.close()
 
     def __enter__(self) -> CardRenderer:
         return self
@@ -139,8 +171,9 @@ class CardRenderer:
         return RendererError(f"the simulated camera's renderer stopped while {doing}: {how}")
 
 
-def serve() -> None:
-    """The child's side: answer the dealer's requests until its input closes."""
+def serve(shared_fd: int) -> None:
+    """The child's side: answer the dealer's requests until its input closes, the frames
+    in the file mapped from `shared_fd` (RING slots)."""
     import cv2
 
     from vision.synth import two_view_frames
@@ -150,12 +183,22 @@ def serve() -> None:
     os.dup2(2, 1)  # anything printed goes with what the child says, not into the frames
     requests = sys.stdin.buffer
     deck, rng, frames, severity = pickle.load(requests)
-    while True:
+    slot = frames * int(np.prod(FRAME_SHAPE))
+    shared = np.frombuffer(mmap.mmap(shared_fd, RING * slot), np.uint8)
+    os.close(shared_fd)
+    for card in itertools.count():
         try:
             code, face_up = pickle.load(requests)
         except EOFError:
             return
-        pickle.dump([np.hstack((under, over)) for under, over, _ in two_view_frames(
-            deck, code, rng, face_up=face_up, frames=frames, severity=severity)],
-            answers, protocol=pickle.HIGHEST_PROTOCOL)
+        rendered = [np.hstack((under, over)) for under, over, _ in two_view_frames(
+            deck, code, rng, face_up=face_up, frames=frames, severity=severity)]
+        if len(rendered) <= frames and all(f.shape == FRAME_SHAPE for f in rendered):
+            start = card % RING * slot
+            place = shared[start : start + len(rendered) * int(np.prod(FRAME_SHAPE))]
+            place.reshape(len(rendered), *FRAME_SHAPE)[:] = rendered
+            answer: object = (len(rendered),)
+        else:
+            answer = rendered
+        pickle.dump(answer, answers, protocol=pickle.HIGHEST_PROTOCOL)
         answers.flush()

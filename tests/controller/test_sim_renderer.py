@@ -37,6 +37,37 @@ def test_the_child_renders_the_frames_the_dealer_s_own_generator_would(deck):
             assert np.array_equal(got, want)
 
 
+def test_frames_come_through_the_shared_slots_round_and_round_unchanged(deck):
+    """Asked two ahead as the dealer asks, more cards than there are slots (RING): each
+    card's frames are its own, though the child wrote later cards in the same slots."""
+    cards = [("2C", False), ("9D", True), ("QS", False), ("4H", False), ("AS", True),
+             ("CUT", False), ("10C", False)]
+    assert len(cards) > renderer_module.RING
+    taken = []
+    with CardRenderer(deck, np.random.default_rng(5), 5, 0.5) as renderer:
+        for card in cards[:2]:
+            renderer.ask(*card)
+        for ahead in [*cards[2:], None, None]:
+            taken.append(renderer.frames())
+            if ahead is not None:
+                renderer.ask(*ahead)
+    here = np.random.default_rng(5)
+    for (code, face_up), frames in zip(cards, taken, strict=True):
+        expected = [np.hstack((under, over)) for under, over, _ in two_view_frames(
+            deck, code, here, face_up=face_up, frames=5, severity=0.5)]
+        assert all(np.array_equal(got, want) for got, want in zip(frames, expected,
+                                                                  strict=True)), code
+
+
+def test_no_more_cards_are_asked_for_than_there_are_slots(deck):
+    with CardRenderer(deck, np.random.default_rng(1), 3, 0.5) as renderer:
+        for _ in range(renderer_module.RING):
+            renderer.ask("5S", False)
+        with pytest.raises(ValueError, match=r"waiting to be taken already"):
+            renderer.ask("6S", False)
+        assert len(renderer.frames()) == 3
+
+
 def test_a_child_that_stops_is_a_clear_error_naming_the_card(deck):
     with CardRenderer(deck, np.random.default_rng(1), 4, 0.5) as renderer:
         renderer.ask("ZZ", False)  # no such card in the deck: the child fails on it
