@@ -82,7 +82,9 @@ def main(shoes: int = 2) -> None:
           f"its events after the lamps), {commits / cards:.2f} per card in all")
     print(f"  frame-to-lamp latency over {len(ms)} lamp changes: p50 {np.percentile(ms, 50):.1f}"
           f" ms, p99 {np.percentile(ms, 99):.1f} ms, max {ms.max():.1f} ms")
-    print("  reading time by what was read (the renderer, a process of its own, shares the cores):")
+    reading = sum(sum(times) for times in mix.times.values())
+    print(f"  reading time by what was read: {reading / shoes:.1f} s a shoe (the renderer, a "
+          "process of its own, shares the cores):")
     print("\n".join(mix.lines()))
 
 

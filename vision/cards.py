@@ -11,13 +11,16 @@ from __future__ import annotations
 
 from contract import ALL_CARDS, RANKS, SUITS
 
-__all__ = ["ALL_CARDS", "BLANK", "PASSING", "RANKS", "RED_SUITS", "SUITS", "SURFACE_KINDS",
-           "SURFACE_NAMES", "is_red", "split_code"]
+__all__ = ["ALL_CARDS", "BLANK", "FACE_SIDES", "PASSING", "RANKS", "RED_SUITS", "SUITS",
+           "SURFACE_KINDS", "SURFACE_NAMES", "is_red", "split_code"]
 
 RED_SUITS = frozenset({"H", "D"})
 SURFACE_KINDS = ("back", "cut", "empty")
 SURFACE_NAMES = {"back": "back", "cut": "cut card", "empty": "empty window"}
 BLANK, PASSING = "blank", "passing"
+# A face's side without an index in view: what a face-down card shows the under view while
+# its index is out of the window. Neither is a reading; told apart, they are told alike.
+FACE_SIDES = (PASSING, BLANK)
 
 
 def split_code(token: str) -> tuple[str, str] | None:

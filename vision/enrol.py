@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from contract import JOKER
-from vision.cards import ALL_CARDS, BLANK, PASSING, SURFACE_KINDS, SURFACE_NAMES
+from vision.cards import ALL_CARDS, BLANK, FACE_SIDES, PASSING, SURFACE_KINDS, SURFACE_NAMES
 from vision.decks import foreign_deck
 from vision.errors import EnrolmentError
 from vision.features import card_above_window, card_region, thumbnail
@@ -34,10 +34,10 @@ from vision.geometry import WINDOW_H, WINDOW_W, to_window
 from vision.model import (
     Model,
     Pairs,
-    best_of,
     blank_of_ink,
     colour_of_joint,
     describe,
+    glance_of,
     kind_vector,
     kind_weights,
     learn_pairs,
@@ -46,7 +46,7 @@ from vision.model import (
     ranked,
     zone_picture,
 )
-from vision.profile import STAGES, Profile
+from vision.profile import SIDE_STAGE, STAGES, Profile
 from vision.register import Registration, learn_templates, zone_of
 from vision.samples import Samples, read_samples
 from vision.synth import Source, card_source, random_perturbation, render, window_source
@@ -60,9 +60,10 @@ SAFETY_SCORE, SAFETY_MARGIN = 0.03, 0.02
 # reading to look like its class, and to stand out from the next). By stage: the kind
 # model's similarities, over whole windows, run lower; at 0.5 a washed-out cut card was
 # taken for the empty window at a glance with 0.66 (bench.vision, gnome-tigullio). A card's
-# body passing at a glance is never read as anything (it is `unknown`, and only with the
-# card reaching above the window), so its floor is lower: at 0.7, a third of the bodies of
-# a simulated shoe's passages, at 0.56-0.7 and leading, were read in full to the same end.
+# body passing at a glance (or a face's side: SIDE_STAGE) is never read as anything (it is
+# `unknown`, and only with the card reaching above the window), so its floor is lower: at
+# 0.7, a third of the bodies of a simulated shoe's passages, at 0.56-0.7 and leading, were
+# read in full to the same end.
 MIN_SCORE = {"card": 0.75, "kind": 0.7, PASSING: 0.55}
 MIN_MARGIN = 0.04
 # A card told from its close rivals by their pairs' directions (`model.Pairs`) must lead each
@@ -86,6 +87,7 @@ class HeldOut:
     kind: str  # what the kind model read, with its score and margin
     kind_score: float
     kind_margin: float
+    side_lead: float  # a face's side's lead over every other kind (`model.glance_of`)
     card: str  # what the card model read, with its score and margin
     card_score: float
     card_margin: float
@@ -134,15 +136,15 @@ def _joint(view: _View) -> np.ndarray:
 
 
 def _read(view: _View, card_model: Model, kind_model: Model, likeness: np.ndarray) -> HeldOut:
-    kind, kind_score, kind_margin, _ = best_of(kind_model, view.kind)
+    kind, kind_score, kind_margin, side_lead = glance_of(kind_model, view.kind)
     embedded = card_model.embed(_joint(view))
     scores = card_model.scores_of(embedded)
     card, card_score, card_margin, _ = ranked(card_model, scores)
     number = card_model.classes.index(card)
     alike = float(likeness[number] @ view.likeness) if number < len(likeness) else 0.0
-    return HeldOut(view.truth, view.window, kind, kind_score, kind_margin, card, card_score,
-                   card_margin, view.pose_score, alike, view.no_ink, view.card_above,
-                   embedded, scores)
+    return HeldOut(view.truth, view.window, kind, kind_score, kind_margin, side_lead, card,
+                   card_score, card_margin, view.pose_score, alike, view.no_ink,
+                   view.card_above, embedded, scores)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
@@ -247,10 +249,19 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
     # a card sliding past may, it is unreadable there anyway. Calibrated on every view, but
     # the reader trusts the glance only with the card reaching above the window
     # (`card_above`): the rest is read in full, and calibrates the stages after it.
-    accept["glance:passing"] = glance(
-        rest, PASSING, lambda h: not h.sliding and h.truth not in (BLANK, JOKER),
-        lambda h: h.sliding, 0)
+    not_to_pass = lambda h: not h.sliding and h.truth not in (BLANK, JOKER)  # noqa: E731
+    accept["glance:passing"] = glance(rest, PASSING, not_to_pass, lambda h: h.sliding, 0)
     rest = left(rest, PASSING, accept["glance:passing"], lambda h: h.card_above)
+    # Then a face's side, a body passing or a blank face alike, by its lead over every other
+    # kind (`model.glance_of`): on the simulator's frames of a body the two ran within 0.04
+    # of each other, the nearer leading anything else by 0.2-0.5; a blank face has no stage
+    # of its own, and those frames were read in full (a tenth of a shoe's reading time).
+    sides = [h for h in rest if h.kind in FACE_SIDES]
+    accept[SIDE_STAGE] = _thresholds(
+        np.array([(h.kind_score, h.side_lead) for h in sides if not_to_pass(h)], np.float64),
+        np.array([(h.kind_score, h.side_lead) for h in sides if h.sliding], np.float64),
+        0, MIN_SCORE[PASSING], "faces' sides", [])
+    rest = [h for h in rest if not side_at_a_glance(h, accept)]
     # Backs, cut cards, empty windows as the one model reads them, each kind on its own:
     # none held back of another kind may be read as it.
     harmless = {"travel": ("empty",), BLANK: ("empty",)}
@@ -333,16 +344,25 @@ def _pair_acceptance(rest: list[HeldOut], right: list[HeldOut], passed: set[int]
 _PLURAL = {"back": "backs", "cut": "cut cards", "empty": "empty windows"}
 
 
+def side_at_a_glance(h: HeldOut, accept: dict) -> bool:
+    """Whether the reader tells a held-back view a face's side at a glance (`Reader.read`):
+    the card above the window, and a body passing at a glance (`glance:passing`) or the
+    nearer of a body and a blank face leading every other kind enough (SIDE_STAGE)."""
+    if not (h.card_above and h.kind in FACE_SIDES):
+        return False
+    return ((h.kind == PASSING and accept["glance:passing"].accepts(h.kind_score,
+                                                                     h.kind_margin))
+            or accept[SIDE_STAGE].accepts(h.kind_score, h.side_lead))
+
+
 def _surface_read(h: HeldOut, accept: dict) -> str:
     """What the reader makes of a held-back view, as far as backs, cut cards and empty
     windows go (in the under view: no back at a glance): one of those, or "other"."""
-    stage = f"glance:{h.kind}"
-    if stage in accept and h.kind != "back" and accept[stage].accepts(h.kind_score,
-                                                                        h.kind_margin):
-        if h.kind == "empty" and h.no_ink:
-            return h.kind
-        if h.kind == PASSING and h.card_above:
-            return "other"
+    if (h.kind == "empty" and h.no_ink
+            and accept["glance:empty"].accepts(h.kind_score, h.kind_margin)):
+        return h.kind
+    if side_at_a_glance(h, accept):
+        return "other"
     # The glance and the model disagree on the cut card and the empty window: unknown (the
     # reader trusts a glance of the empty window only near the empty shoe's colour and
     # light, which the gate learned after this: here every such glance counts, so what is

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.cards import FACE_SIDES
 from vision.features import (
     HUE_PART,
     INK_LEVEL,
@@ -304,6 +305,20 @@ class Model:
 def best_of(model: Model, vector: np.ndarray) -> tuple[str, float, float, str]:
     """The best class for `vector`, its score, its lead over the next class, and that class."""
     return ranked(model, model.class_scores(vector))
+
+
+def glance_of(model: Model, vector: np.ndarray) -> tuple[str, float, float, float]:
+    """`best_of` a whole window's glance (the kind model's class, score and margin), and the
+    lead of a face's side (FACE_SIDES, whichever is nearer) over every class that is not
+    one; -1 when the nearest class is not a face's side. A body passing and a face with
+    nothing printed look alike (the glance ran the two within 0.04 of each other on most
+    frames of a card's body passing), and either is a face's side without an index."""
+    scores = model.class_scores(vector)
+    kind, score, margin, _ = ranked(model, scores)
+    if kind not in FACE_SIDES:
+        return kind, score, margin, -1.0
+    others = [k for k, name in enumerate(model.classes) if name not in FACE_SIDES]
+    return kind, score, margin, score - float(scores[others].max()) if others else 1.0
 
 
 def ranked(model: Model, scores: np.ndarray) -> tuple[str, float, float, str]:

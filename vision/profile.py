@@ -15,8 +15,9 @@ Stored as one NumPy .npz archive (no pickles) holding:
                    this similar, and this much more than any other class's (calibrated at
                    enrolment on held-back views). `glance:<kind>` for the kind model (the
                    whole window: the empty window, a back in the over view, a card
-                   passing), `model:<kind>` for the back, the cut card and the empty
-                   window by the card model, `card` for a card
+                   passing, a face's side: a card's body passing or a blank face, by its
+                   lead over every other kind), `model:<kind>` for the back, the cut card
+                   and the empty window by the card model, `card` for a card
   pose_floor       float: a card is read only where its index zone matched at least this well
   likeness         (52, 1008) float32 each card's mean zone ink (`model.likeness_vector`)
   likeness_floor   float: ... and only when the zone looks at least this much like that card
@@ -54,9 +55,11 @@ from vision.register import ZONE
 # profile learned on the whole window's would read with numbers it never learned. 8: the
 # glance and the card model have the corner's contrast (`features.corner_contrast`).
 # 9: each model's features are clamped to the range its learned views had (`*_low`,
-# `*_high`).
-PROFILE_VERSION = 9
-STAGES = ("glance:empty", "glance:back", "glance:passing",
+# `*_high`). 10: a stage for a face's side at a glance (SIDE_STAGE: a body passing or a
+# blank face, by its lead over every other kind, `model.glance_of`).
+PROFILE_VERSION = 10
+SIDE_STAGE = "glance:side"
+STAGES = ("glance:empty", "glance:back", "glance:passing", SIDE_STAGE,
           "model:back", "model:cut", "model:empty", "card", "pair")
 
 

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from contract import JOKER
-from vision.cards import BLANK, PASSING, SURFACE_KINDS, SURFACE_NAMES, split_code
+from vision.cards import BLANK, FACE_SIDES, PASSING, SURFACE_KINDS, SURFACE_NAMES, split_code
 from vision.features import card_above_window, thumbnail
 from vision.gate import gate_vector
 from vision.geometry import to_window
@@ -31,17 +31,17 @@ from vision.model import (
     Model,
     Pairs,
     Prepared,
-    best_of,
     blank_of_ink,
     describe,
     describe_nudged,
+    glance_of,
     kind_vector,
     likeness_vector,
     ranked,
     weakest,
     zone_picture,
 )
-from vision.profile import Profile
+from vision.profile import SIDE_STAGE, Profile
 from vision.register import Pose, Registration
 
 
@@ -94,7 +94,7 @@ class Reader:
         prepared = Prepared(window, small)
         p = self.profile
         glance = kind_vector(prepared)
-        kind, kind_score, kind_margin, _ = best_of(self._kinds, glance)
+        kind, kind_score, kind_margin, side_lead = glance_of(self._kinds, glance)
         at_a_glance = (f"glance:{kind}" in p.thresholds
                        and p.accepts(f"glance:{kind}", kind_score, kind_margin))
         if (at_a_glance and kind == "empty" and blank_of_ink(prepared)
@@ -102,11 +102,14 @@ class Reader:
             return Reading("empty", score=kind_score)
         if at_a_glance and kind == "back" and back_expected:
             return Reading("back", score=kind_score)
-        # A card's body passing, its index out of view, at a glance: but only with the card's
-        # top edge above the window. A court card in place can look like its own body to the
-        # whole window's glance (gnome-tigullio's KD at 0.89); its surround above the edge
-        # says otherwise, and it is read in full.
-        if at_a_glance and kind == PASSING and card_above_window(small):
+        # A face's side, its index out of view, at a glance: a card's body passing, or the
+        # nearer of a body and a face with nothing printed leading every other kind. But only
+        # with the card's top edge above the window: a court card in place can look like its
+        # own body to the whole window's glance (gnome-tigullio's KD at 0.89); its surround
+        # above the edge says otherwise, and it is read in full.
+        if kind in FACE_SIDES and (
+                (at_a_glance and kind == PASSING)
+                or p.accepts(SIDE_STAGE, kind_score, side_lead)) and card_above_window(small):
             return Reading("unknown", score=kind_score, reason=f"not a card: {_LOOKS[kind]}",
                            looks=kind)
         pose = self._registration.locate(prepared.ink)

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from contract import JOKER
-from vision.cards import BLANK, PASSING
+from vision.cards import FACE_SIDES
 from vision.events import CardSeen, CutCard, ReadingEvent, SlidBack, Unreadable
 from vision.reader import Reader, Reading
 
@@ -89,9 +89,6 @@ class _Passage:
     tops: dict[str, float] = field(default_factory=dict)  # per face: its index's highest row
     slid_back: bool = False
 
-
-# What an unknown under view may look like that is a face's side all the same (`Reading.looks`).
-FACE_SIDES = (PASSING, BLANK)
 
 # Rows the index of the decided card must be seen below its highest place in the passage to
 # have moved back: a card leaving moves it up by 20-40 rows a frame, registration jitters by

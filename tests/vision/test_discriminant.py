@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.model import PCA_DIMENSIONS, Model, discriminant, ranked
+from vision.model import PCA_DIMENSIONS, Model, discriminant, glance_of, ranked
 
 
 def test_the_reduction_keeps_the_widest_directions_where_the_classes_differ():
@@ -56,3 +56,24 @@ def test_a_feature_never_seen_to_vary_cannot_carry_a_window_to_a_class():
     further = window.copy()
     further[6] = 1000.0  # past the learned range, any value counts as its edge
     assert np.array_equal(model.embed(further), model.embed(window))
+
+
+def test_a_faces_side_at_a_glance_leads_by_its_margin_over_every_kind_that_is_not_one():
+    """`glance_of`: the nearest kind with its margin over the next, and for a body passing
+    or a blank face (the two look alike) the lead over the nearest kind that is neither;
+    -1 where the nearest kind is not a face's side."""
+    classes = ("face", "passing", "blank", "empty")
+    views = np.eye(4, dtype=np.float32)  # one view per class, along its own axis
+    model = Model(np.zeros(4, np.float32), np.eye(4, dtype=np.float32), views,
+                  np.arange(4), classes)
+    body = np.array([0.3, 0.8, 0.7, 0.1], np.float32)
+    kind, score, margin, lead = glance_of(model, body)
+    length = float(np.linalg.norm(body))
+    assert kind == "passing"
+    assert np.isclose(score, 0.8 / length) and np.isclose(margin, 0.1 / length)
+    assert np.isclose(lead, 0.5 / length)  # over the face, not the blank face
+    blank = np.array([0.3, 0.6, 0.7, 0.1], np.float32)
+    assert glance_of(model, blank)[0] == "blank"
+    assert np.isclose(glance_of(model, blank)[3], 0.4 / float(np.linalg.norm(blank)))
+    face = np.array([0.9, 0.6, 0.7, 0.1], np.float32)
+    assert glance_of(model, face)[0] == "face" and glance_of(model, face)[3] == -1.0

@@ -256,9 +256,9 @@ def test_no_stage_reads_a_window_far_from_the_empty_shoes_colour_as_empty(stage,
     and such a window has no shape); it was read empty, a silent error."""
     said = ("empty", 0.99, 0.5, "cut")
     if stage == "glance":
-        mocker.patch("vision.reader.best_of", return_value=said)
+        mocker.patch("vision.reader.glance_of", return_value=(*said[:3], -1.0))
     else:  # the glance unsure, the one model sure
-        mocker.patch("vision.reader.best_of", return_value=("face", 0.5, 0.0, "empty"))
+        mocker.patch("vision.reader.glance_of", return_value=("face", 0.5, 0.0, -1.0))
         mocker.patch("vision.reader.ranked", return_value=said)
     pink = vector_reader.read(_flat(PINK))
     assert pink.kind == "unknown"

@@ -68,7 +68,7 @@ def test_the_cut_card_and_the_empty_shoe_are_read_only_when_the_glance_does_not_
     mocker.patch("vision.gate.EmptyGate.passes", return_value=False)  # the model reads it
     assert vector_reader.read(window).kind == kind
     mocker.patch("vision.gate.EmptyGate.resembles_empty", return_value=True)
-    mocker.patch("vision.reader.best_of", return_value=(glance, 0.9, 0.2, kind))
+    mocker.patch("vision.reader.glance_of", return_value=(glance, 0.9, 0.2, -1.0))
     mocker.patch("vision.reader.blank_of_ink", return_value=False)  # no empty at a glance
     reading = vector_reader.read(window)
     names = {"cut": "cut card", "empty": "empty window"}
@@ -83,7 +83,7 @@ def test_a_glance_of_the_empty_window_far_from_the_empty_shoes_colour_does_not_v
     at a glance (0.79): nothing like the empty shoe's colour and light, it is the cut card."""
     window = render_window(vector_deck, "CUT", NOMINAL)
     mocker.patch("vision.gate.EmptyGate.passes", return_value=False)
-    mocker.patch("vision.reader.best_of", return_value=("empty", 0.79, 0.15, "cut"))
+    mocker.patch("vision.reader.glance_of", return_value=("empty", 0.79, 0.15, -1.0))
     assert vector_reader.read(window).kind == "cut"
 
 
