@@ -98,6 +98,10 @@ class FrameSource:
             self._thread.start()
         return self
 
+    def frame_waiting(self) -> bool:
+        """Whether a frame (or the end of a recording) waits to be read."""
+        return not self._queue.empty()
+
     def read(self, timeout: float | None = None) -> Frame | None:
         """The next frame; None once a recording has ended. Raises CameraStalledError if no
         frame comes within `timeout` (default `stale_after`, or FIRST_FRAME_WITHIN_S for the

@@ -3,7 +3,7 @@
 import numpy as np
 
 from controller.game import observations as obs
-from controller.service.runtime import HANDOVER_S, ShoeRuntime, observation_of
+from controller.service.runtime import HANDOVER_POLL_S, HANDOVER_S, ShoeRuntime, observation_of
 from firmware_bridge import messages as link
 from hardware.camera import Frame
 from hardware.errors import CameraStalledError
@@ -27,6 +27,8 @@ class Collect:
 
 class ScriptedCamera:
     """Raises or returns what it is told, then ends like a finished recording."""
+
+    live = False  # a recording: every frame is kept until it is read
 
     def __init__(self, script):
         self.script = list(script)
@@ -102,6 +104,61 @@ def test_the_camera_reads_no_further_frame_until_the_table_handled_the_card_it_d
                               ("submit", 2), ("wait_for", 2, HANDOVER_S)]
     assert fed_when == [0, 2, 2]  # frame 1 only once card 1's handling was waited for
     assert 0 < HANDOVER_S <= 0.5
+
+
+class LiveCamera(ScriptedCamera):
+    """A live camera keeps only its newest frames: `waiting` says, call by call, whether its
+    next frame has come."""
+
+    live = True
+
+    def __init__(self, script, waiting):
+        super().__init__(script)
+        self.waiting = list(waiting)
+
+    def frame_waiting(self):
+        return self.waiting.pop(0)
+
+
+class SlowTable(Collect):
+    """A table thread that handles each card only on the `handled_on`-th time it is asked."""
+
+    def __init__(self, handled_on):
+        super().__init__()
+        self.handled_on, self.asked = handled_on, 0
+
+    def wait_for(self, ticket, timeout=10.0):
+        super().wait_for(ticket, timeout)
+        self.asked += 1
+        return self.asked >= self.handled_on
+
+
+def test_a_live_camera_waits_for_the_table_only_until_its_next_frame_has_come():
+    """The passage's later frames are evidence too (a card pushed back, two cards in one
+    sensor pulse): a live camera keeps only its newest frames, so the wait for the table
+    ends when its next frame is there, or when the table has handled the card."""
+    script = [frame(0, 1.0, bright=True), frame(1, 1.01)]
+    # The next frame has come at once: no wait at all.
+    table = SlowTable(handled_on=1)
+    runtime = ShoeRuntime(table, EchoTracker(), LiveCamera(script, waiting=[True]))
+    runtime.start()
+    runtime._thread.join(timeout=10)
+    assert table.steps == [("submit", 1)]
+    # It comes after two looks, the table still busy: two short waits, then the frame.
+    table = SlowTable(handled_on=10)
+    runtime = ShoeRuntime(table, EchoTracker(), LiveCamera(script, [False, False, True]))
+    runtime.start()
+    runtime._thread.join(timeout=10)
+    assert table.steps == [("submit", 1), ("wait_for", 1, HANDOVER_POLL_S),
+                           ("wait_for", 1, HANDOVER_POLL_S)]
+    # The table handles the card before the next frame comes: the wait ends there.
+    table = SlowTable(handled_on=2)
+    runtime = ShoeRuntime(table, EchoTracker(), LiveCamera(script, [False] * 5))
+    runtime.start()
+    runtime._thread.join(timeout=10)
+    assert table.steps == [("submit", 1), ("wait_for", 1, HANDOVER_POLL_S),
+                           ("wait_for", 1, HANDOVER_POLL_S)]
+    assert HANDOVER_POLL_S <= 0.002
 
 
 def test_the_card_sensor_from_the_link_goes_with_each_frame():

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera import FileSource, SyntheticSource, open_camera
+from hardware.camera import FileSource, FrameSource, SyntheticSource, open_camera
 from hardware.errors import (
     BackendUnavailableError,
     CameraError,
@@ -40,6 +40,32 @@ def test_synthetic_source_delivers_every_frame_in_order_with_timestamps_then_end
     stamps = [f.at for f in frames]
     assert stamps == sorted(stamps) and len(set(stamps)) == 3
     assert all(at % 0.25 == 0 for at in stamps)
+
+
+class OnCue(FrameSource):
+    """A live camera that gives a frame each time it is cued."""
+
+    def __init__(self):
+        super().__init__(stale_after=5.0)
+        self.cue = threading.Semaphore(0)
+
+    def grab(self):
+        while not self.cue.acquire(timeout=0.05):
+            if self._stop.is_set():
+                return None
+        return solid(10)
+
+
+def test_a_source_says_whether_a_frame_waits_to_be_read():
+    """The camera thread asks it before waiting on the table: a live camera keeps only its
+    newest frames (`ShoeRuntime._hand_over`)."""
+    with OnCue() as cam:
+        time.sleep(0.1)
+        assert not cam.frame_waiting()  # nothing grabbed yet
+        cam.cue.release()
+        assert wait_until(cam.frame_waiting, timeout=5)
+        assert int(cam.read().image[0, 0, 0]) == 10
+        assert not cam.frame_waiting()  # read: the next one has not come
 
 
 def test_a_source_that_stops_delivering_is_reported_stale_not_hung_on():
