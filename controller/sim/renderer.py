@@ -16,12 +16,11 @@ when its input closes (the dealer done, or killed).
 
 Over the pipes: the dealer sends the deck, the generator and the passage's frames and
 severity once, then one (code, face_up) per card, pickled. The frames themselves (under and
-over views side by side) go through a file both processes map (`RING` slots, one card's
-frames each; the child writes card k to slot k mod RING and answers with its shape): through
-the pipe, pickled, they were 7 MB a card, and taking them held up the camera 3.6 ms a card
-(1.5 s of a shoe). A card whose frames would not fit a slot is answered with its frames
-pickled instead. The child's own standard output is turned to its standard error, so
-nothing printed there (a library's log) mixes with the answers.
+over views side by side) go through a file in memory both processes map (`RING` slots, one
+card's frames each; the child writes card k to slot k mod RING and answers with their
+count): through the pipe, pickled, they were 7 MB a card, and taking them held up the
+camera 3.6 ms a card (1.5 s of a shoe). The child's own standard output is turned to its
+standard error, so nothing printed there (a library's log) mixes with the answers.
 """
 
 from __future__ import annotations
@@ -69,18 +68,24 @@ class CardRenderer:
         # What the child says goes to a file, read if it stops: a pipe nobody reads while
         # it runs could fill and stop it.
         self._said = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
-        # The shared frames: a file with no name, handed to the child by its descriptor.
         self._slot = frames_per_card * int(np.prod(FRAME_SHAPE))
-        shared = tempfile.TemporaryFile()  # noqa: SIM115 (closed once mapped)
-        with shared:
-            shared.truncate(RING * self._slot)
-            self._shared = mmap.mmap(shared.fileno(), RING * self._slot)
-            child = (f"import sys; sys.path.insert(0, {root!r}); import {__name__} as r; "
-                     f"r.serve({shared.fileno()})")
-            self._process = subprocess.Popen(
-                [sys.executable, "-P", "-c", child], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=self._said, start_new_session=True,
-                pass_fds=(shared.fileno(),))
+        try:
+            shared = _memory_file(RING * self._slot)
+            try:
+                self._shared = mmap.mmap(shared, RING * self._slot)
+                child = (f"import sys; sys.path.insert(0, {root!r}); import {__name__} as r; "
+                         f"r.serve({shared})")
+                self._process = subprocess.Popen(
+                    [sys.executable, "-P", "-c", child], stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE, stderr=self._said, start_new_session=True,
+                    pass_fds=(shared,))
+            finally:
+                os.close(shared)  # the map and the child's copy keep it
+        except BaseException:  # nothing started is left open
+            if hasattr(self, "_shared"):
+                self._shared.close()
+            self._said.close()
+            raise
         self._asked: deque[str] = deque()
         self._taken = 0  # cards whose frames were taken: the next one's slot
         try:
@@ -114,8 +119,6 @@ class CardRenderer:
             watchdog.cancel()
         self._answered = True
         slot, self._taken = self._taken % RING, self._taken + 1
-        if isinstance(answer, list):  # frames that did not fit a slot, pickled
-            return answer
         # Copied out of the slot, which the child fills again RING cards later.
         shared = np.frombuffer(self._shared, np.uint8, answer[0] * int(np.prod(FRAME_SHAPE)),
                                slot * self._slot)
@@ -171,6 +174,22 @@ class CardRenderer:
         return RendererError(f"the simulated camera's renderer stopped while {doing}: {how}")
 
 
+def _memory_file(size: int) -> int:
+    """A file descriptor of `size` bytes with no name, in memory where the system can (a
+    Pi's /tmp is on its SD card): the frames are written over and over, never kept."""
+    if hasattr(os, "memfd_create"):
+        descriptor = os.memfd_create("sabot-frames")
+    else:  # not Linux
+        descriptor, name = tempfile.mkstemp(prefix="sabot-frames-")
+        os.unlink(name)
+    try:
+        os.ftruncate(descriptor, size)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
 def serve(shared_fd: int) -> None:
     """The child's side: answer the dealer's requests until its input closes, the frames
     in the file mapped from `shared_fd` (RING slots)."""
@@ -193,12 +212,10 @@ def serve(shared_fd: int) -> None:
             return
         rendered = [np.hstack((under, over)) for under, over, _ in two_view_frames(
             deck, code, rng, face_up=face_up, frames=frames, severity=severity)]
-        if len(rendered) <= frames and all(f.shape == FRAME_SHAPE for f in rendered):
-            start = card % RING * slot
-            place = shared[start : start + len(rendered) * int(np.prod(FRAME_SHAPE))]
-            place.reshape(len(rendered), *FRAME_SHAPE)[:] = rendered
-            answer: object = (len(rendered),)
-        else:
-            answer = rendered
-        pickle.dump(answer, answers, protocol=pickle.HIGHEST_PROTOCOL)
+        start = card % RING * slot
+        # A card of more frames, or of frames of another size, fails here: the child stops,
+        # and the dealer's error says what it said.
+        place = shared[start : start + len(rendered) * int(np.prod(FRAME_SHAPE))]
+        place.reshape(len(rendered), *FRAME_SHAPE)[:] = rendered
+        pickle.dump((len(rendered),), answers, protocol=pickle.HIGHEST_PROTOCOL)
         answers.flush()

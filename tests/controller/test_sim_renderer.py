@@ -37,9 +37,32 @@ def test_the_child_renders_the_frames_the_dealer_s_own_generator_would(deck):
             assert np.array_equal(got, want)
 
 
-def test_frames_come_through_the_shared_slots_round_and_round_unchanged(deck):
+def rendered_here(deck, seed, cards, frames):
+    """Each card's frames rendered in this process, as the child renders them."""
+    here = np.random.default_rng(seed)
+    return [[np.hstack((under, over)) for under, over, _ in two_view_frames(
+        deck, code, here, face_up=face_up, frames=frames, severity=0.5)]
+        for code, face_up in cards]
+
+
+def same_frames(taken, expected) -> bool:
+    return all(len(got) == len(want)
+               and all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+               for got, want in zip(taken, expected, strict=True))
+
+
+def test_frames_come_through_the_shared_slots_round_and_round_unchanged(deck, monkeypatch):
     """Asked two ahead as the dealer asks, more cards than there are slots (RING): each
-    card's frames are its own, though the child wrote later cards in the same slots."""
+    card's frames are its own, though the child wrote later cards in the same slots; the
+    pipe carries only each card's count of frames."""
+    answers = []
+    real_load = renderer_module.pickle.load
+
+    def load(file):
+        answers.append(real_load(file))
+        return answers[-1]
+
+    monkeypatch.setattr(renderer_module.pickle, "load", load)
     cards = [("2C", False), ("9D", True), ("QS", False), ("4H", False), ("AS", True),
              ("CUT", False), ("10C", False)]
     assert len(cards) > renderer_module.RING
@@ -51,21 +74,35 @@ def test_frames_come_through_the_shared_slots_round_and_round_unchanged(deck):
             taken.append(renderer.frames())
             if ahead is not None:
                 renderer.ask(*ahead)
-    here = np.random.default_rng(5)
-    for (code, face_up), frames in zip(cards, taken, strict=True):
-        expected = [np.hstack((under, over)) for under, over, _ in two_view_frames(
-            deck, code, here, face_up=face_up, frames=5, severity=0.5)]
-        assert all(np.array_equal(got, want) for got, want in zip(frames, expected,
-                                                                  strict=True)), code
+    assert same_frames(taken, rendered_here(deck, 5, cards, 5))
+    assert answers == [(5,)] * len(cards)
 
 
 def test_no_more_cards_are_asked_for_than_there_are_slots(deck):
+    """RING cards asked and none taken fill every slot: each is still its own; one more
+    would write over the first, and is refused."""
+    cards = [("5S", False), ("6S", True), ("JD", False), ("2H", False)]
+    assert len(cards) == renderer_module.RING
     with CardRenderer(deck, np.random.default_rng(1), 3, 0.5) as renderer:
-        for _ in range(renderer_module.RING):
-            renderer.ask("5S", False)
+        for card in cards:
+            renderer.ask(*card)
         with pytest.raises(ValueError, match=r"waiting to be taken already"):
-            renderer.ask("6S", False)
+            renderer.ask("7S", False)
+        taken = [renderer.frames() for _ in cards]
+    assert same_frames(taken, rendered_here(deck, 1, cards, 3))
+
+
+def test_the_shared_frames_are_a_file_with_no_name_closed_with_the_renderer(deck):
+    """In memory where the system can (a Pi's /tmp is on its SD card), and nothing of it
+    left open once the renderer is closed."""
+    before = set(os.listdir("/proc/self/fd"))
+    with CardRenderer(deck, np.random.default_rng(1), 3, 0.5) as renderer:
+        renderer.ask("5S", False)
         assert len(renderer.frames()) == 3
+        maps = open("/proc/self/maps").read()  # noqa: SIM115
+        assert "sabot-frames" in maps
+    assert set(os.listdir("/proc/self/fd")) <= before
+    assert "sabot-frames" not in open("/proc/self/maps").read()  # noqa: SIM115
 
 
 def test_a_child_that_stops_is_a_clear_error_naming_the_card(deck):
