@@ -210,6 +210,7 @@ def test_v4l2_source_opens_with_cap_v4l2_and_reconnects_after_a_failed_read(mock
 
 
 def test_v4l2_device_that_cannot_open_reads_as_stale_naming_the_device(mocker):
+    mocker.patch.object(FrameSource, "FIRST_FRAME_WITHIN_S", 0.3)  # not the 10 s a Pi may need
     capture = mocker.patch("cv2.VideoCapture")
     capture.return_value.isOpened.return_value = False
     cam = open_camera("v4l2", device=3, stale_after=0.2, reconnect_after=0.01)
