@@ -342,3 +342,17 @@ def test_a_frame_that_differs_from_the_one_before_only_between_the_sparse_grid_i
     for frame in (first, first.copy(), other, other):
         tracker.feed(frame)
     assert reader.reads == 2
+
+
+def test_a_camera_that_reuses_one_buffer_for_every_frame_has_each_new_picture_read():
+    """The tracker keeps the last picture in a buffer of its own: a driver that writes each
+    frame into the same array must not make every frame look like the one before."""
+    rng = np.random.default_rng(7)
+    pictures = [rng.integers(0, 256, (200, 128, 3), dtype=np.uint8) for _ in range(3)]
+    buffer = np.empty_like(pictures[0])
+    reader = CountingReader()
+    tracker = Tracker(reader)
+    for picture in (pictures[0], pictures[1], pictures[1], pictures[2]):
+        buffer[:] = picture
+        tracker.feed(buffer)
+    assert reader.reads == 3  # the third frame was the very image of the second
