@@ -9,6 +9,7 @@ from vision.cards import FACE_SIDES
 from vision.enrol import Acceptance, enrolment, side_at_a_glance
 from vision.reader import Reader
 from vision.register import Registration
+from vision.sheet import misread
 
 
 @pytest.fixture(scope="module")
@@ -77,3 +78,18 @@ def test_the_reader_tells_a_faces_side_at_a_glance_exactly_where_enrolment_count
         disagree += at_a_glance != side_at_a_glance(held, accept)
     assert disagree == 0
     assert told > 0
+
+
+def test_the_contact_sheet_shows_the_views_misread_not_those_rightly_read_as_no_card(enrolled):
+    """`sabot enroll --sheet`: a face with nothing printed or a joker read as unknown is read
+    right; listed, they took 49 of a gnome-berlin sheet's 52 tiles. Every face in place
+    that was read wrong or not read is listed."""
+    reader = Reader(enrolled.profile)
+    listed = {id(held): said for held, _, said in misread(enrolled)}
+    said = {id(held): reader.read(held.window) for held in enrolled.held_out}
+    blanks = [h for h in enrolled.held_out if h.truth in ("blank", "joker")]
+    assert any(said[id(h)].kind == "unknown" for h in blanks)
+    assert not any(id(h) in listed for h in blanks if said[id(h)].kind == "unknown")
+    faces = [h for h in enrolled.held_out if h.truth_kind == "face" and not h.sliding]
+    missed = [h for h in faces if said[id(h)].card != h.truth]
+    assert all(id(h) in listed for h in missed)
