@@ -432,7 +432,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     notes = list(samples.notes)
     for kind in ("back", "cut"):
         if kind not in samples.classes:
-            notes.append(f"no {kind}*.png sample: a {kind} will read as unknown")
+            notes.append(f"no {kind}*.png sample: a {SURFACE_NAMES[kind]} will read as unknown")
     if "empty" not in samples.classes:
         notes.append(NO_EMPTY_NOTE)
     samples.classes.setdefault("empty", [_builtin_empty()])
