@@ -430,9 +430,13 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     samples = read_samples(samples_dir)
     _check_complete(samples)
     notes = list(samples.notes)
+    # Each read as unknown halts the table: say when, as the joker's note does.
+    halts = {"back": "at every card dealt face up", "cut": "at every shoe's cut card"}
     for kind in ("back", "cut"):
         if kind not in samples.classes:
-            notes.append(f"no {kind}*.png sample: a {SURFACE_NAMES[kind]} will read as unknown")
+            notes.append(f"no {kind}*.png sample: a {SURFACE_NAMES[kind]} will read as "
+                         f"unknown, which halts the table {halts[kind]}: add a picture of "
+                         f"the shoe's {SURFACE_NAMES[kind]}")
     if "empty" not in samples.classes:
         notes.append(NO_EMPTY_NOTE)
     samples.classes.setdefault("empty", [_builtin_empty()])

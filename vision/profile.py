@@ -152,7 +152,16 @@ def load_profile(path: str | Path) -> Profile:
         raise ProfileError(f"{file}: no such profile (make one with `sabot enroll`)")
     try:
         with np.load(file, allow_pickle=False) as data:
-            version = int(data["version"])
+            raw_version = data["version"]
+            try:
+                version = int(raw_version)
+            except (ValueError, TypeError):
+                raise ProfileError(f"{file}: not a Sabot profile (its version is not a whole "
+                                   "number)") from None
+            if version > PROFILE_VERSION:
+                raise ProfileError(f"{file}: profile version {version}, made by a newer "
+                                   f"Sabot: this one reads version {PROFILE_VERSION} (update "
+                                   "Sabot, or enrol the design again with this one)")
             if version != PROFILE_VERSION:
                 raise ProfileError(f"{file}: profile version {version}, expected "
                                    f"{PROFILE_VERSION} (enrol the design again)")
@@ -173,7 +182,10 @@ def load_profile(path: str | Path) -> Profile:
             tokenize.TokenError, zipfile.BadZipFile, zlib.error, EOFError) as error:
         if isinstance(error, ProfileError):
             raise
-        raise ProfileError(f"{file}: not a Sabot profile ({error})") from None
+        # numpy's own words for a file of Python objects advise loading it unsafely.
+        detail = ("not an archive of arrays, as `sabot enroll` writes"
+                  if "pickle" in str(error) else str(error))
+        raise ProfileError(f"{file}: not a Sabot profile ({detail})") from None
     _check(file, arrays, scalars)
     if tuple(str(s) for s in stages) != STAGES or thresholds.shape != (len(STAGES), 2):
         raise ProfileError(f"{file}: its thresholds are not those of the stages "

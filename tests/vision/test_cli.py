@@ -101,7 +101,8 @@ def test_enroll_skips_other_names_and_jokers_and_notes_a_missing_cut_card(sample
     for name in odd:
         assert f"note: {name}: not a card code" in err
     assert "note: joker_1.png: a joker, not a card of the shoe" in err
-    assert "note: no cut*.png sample: a cut card will read as unknown" in err
+    assert ("note: no cut*.png sample: a cut card will read as unknown, which halts the table "
+            "at every shoe's cut card: add a picture of the shoe's cut card") in err
     assert "no empty*.png" not in err  # the operator's samples show the empty window
     assert (tmp_path / "p.npz").exists()
 

@@ -136,6 +136,31 @@ def test_an_old_profile_asks_to_enrol_again(tmp_path, vector_profile):
         load_profile(path)
 
 
+def test_a_profile_of_a_newer_sabot_asks_to_update_sabot(tmp_path, vector_profile):
+    """Enrolling again with the older Sabot is the other way out, not the only one."""
+    path = _saved_with(vector_profile, tmp_path / "new.npz",
+                       lambda arrays: arrays.update(version=np.int32(PROFILE_VERSION + 1)))
+    with pytest.raises(ProfileError, match=r"made by a newer Sabot: .*update Sabot"):
+        load_profile(path)
+
+
+def test_a_profile_whose_version_is_text_says_so(tmp_path, vector_profile):
+    path = _saved_with(vector_profile, tmp_path / "text.npz",
+                       lambda arrays: arrays.update(version=np.array("ten")))
+    with pytest.raises(ProfileError, match=r"not a Sabot profile \(its version is not a "):
+        load_profile(path)
+
+
+def test_a_file_of_python_objects_is_no_profile_and_no_advice_to_load_it_unsafely(tmp_path):
+    """numpy's own message for it suggests `allow_pickle`, loading untrusted data."""
+    path = tmp_path / "objects.npz"
+    np.savez(path, version=np.array([{"a": 1}], dtype=object))
+    with pytest.raises(ProfileError) as refused:
+        load_profile(path)
+    assert "pickle" not in str(refused.value)
+    assert "not a Sabot profile (not an archive of arrays" in str(refused.value)
+
+
 def test_a_profile_without_the_thresholds_of_every_stage_is_refused(tmp_path, vector_profile):
     def drop_last_stage(arrays):
         arrays["stages"] = arrays["stages"][:-1]
