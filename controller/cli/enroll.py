@@ -3,6 +3,7 @@ from a recording of one fresh deck run through the shoe in a known order."""
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import time
@@ -16,7 +17,7 @@ from controller.cli._numbers import window
 from controller.errors import InputError
 from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
 from controller.service.recording import open_recording
-from vision.enrol import TRAIN_VIEWS, enrolment
+from vision.enrol import NO_EMPTY_NOTE, TRAIN_VIEWS, enrolment
 from vision.profile import save_profile
 
 
@@ -77,11 +78,30 @@ def _views(text: str) -> int:
 def run(args) -> int:
     if (args.samples_dir is None) == (args.recording is None):
         raise InputError("give either SAMPLES_DIR or --recording REC (not both)")
+    # Before the enrolment's minute, not after it.
+    _check_writable("--out", args.out)
+    if args.sheet:
+        _check_writable("--sheet", args.sheet)
+        if Path(args.sheet).suffix.lower() != ".png":
+            raise InputError(f"--sheet {args.sheet}: the sheet is a PNG; name it *.png")
     with ExitStack() as stack:
         samples_dir = args.samples_dir
         if args.recording:
             samples_dir = _samples_of_recording(args, stack)
         return _enrol(args, samples_dir)
+
+
+def _check_writable(option: str, path: str) -> None:
+    """A file can be written at `path`: its folder exists and may be written in, and it is
+    not a folder itself."""
+    file = Path(path)
+    folder = file.parent
+    if file.is_dir():
+        raise InputError(f"{option} {path}: a directory; give a file name in it")
+    if not folder.is_dir():
+        raise InputError(f"{option} {path}: no such directory {folder}")
+    if not os.access(folder, os.W_OK):
+        raise InputError(f"{option} {path}: cannot write in {folder}")
 
 
 def _samples_of_recording(args, stack: ExitStack) -> str:
@@ -119,6 +139,8 @@ def _enrol(args, samples_dir: str) -> int:
     save_profile(result.profile, args.out)
     p = result.profile
     kinds = [str(k) for k in p.kind_classes if str(k) in ("back", "cut", "empty")]
+    if NO_EMPTY_NOTE in result.notes:  # no sample of it: the built-in dark grey interior
+        kinds = [k if k != "empty" else "empty (assumed dark grey)" for k in kinds]
     print(f"enrolled {len(p.likeness)} cards and {', '.join(kinds)} in "
           f"{time.perf_counter() - start:.1f} s -> {args.out}", file=sys.stderr)
     least_score, least_margin = p.thresholds["card"]

@@ -145,3 +145,36 @@ def test_read_fails_on_a_bad_profile(tmp_path, vector_samples, capsys):
     assert "bad.npz: not a Sabot profile" in capsys.readouterr().err
     assert main(["read", "--profile", str(tmp_path / "none.npz"), image]) == 2
     assert "no such profile" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option, path, says", [
+    ("--out", "no/such/dir/p.npz", "--out no/such/dir/p.npz: no such directory no/such/dir"),
+    ("--out", ".", "--out .: a directory; give a file name in it"),
+    ("--sheet", "sheet.jpg", "--sheet sheet.jpg: the sheet is a PNG; name it *.png"),
+    ("--sheet", "gone/sheet.png", "--sheet gone/sheet.png: no such directory gone"),
+])
+def test_enroll_refuses_an_output_it_could_not_write_before_it_learns_anything(
+        samples_copy, tmp_path, capsys, monkeypatch, option, path, says):
+    """A new user's trial: a bad --out was found only after the whole enrolment, and ended
+    with OSError's words and status 1."""
+    monkeypatch.chdir(tmp_path)
+    args = ["enroll", str(samples_copy), "--out", "p.npz", "--views", "4"]
+    args += [option, path] if option == "--sheet" else []
+    if option == "--out":
+        args[3] = path
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert says in err and "enrolled" not in err
+    assert not (tmp_path / "p.npz").exists()
+
+
+def test_enroll_says_when_the_empty_window_it_learned_was_assumed(tmp_path, capsys,
+                                                                 synth_faces):
+    faces = tmp_path / "faces"
+    shutil.copytree(synth_faces, faces)
+    for empty in faces.glob("empty*"):
+        empty.unlink()
+    assert main(["enroll", str(faces), "--out", str(tmp_path / "p.npz"), "--views", "4"]) == 0
+    err = capsys.readouterr().err
+    assert "note: no empty*.png sample" in err
+    assert "enrolled 52 cards and back, cut, empty (assumed dark grey) in" in err
