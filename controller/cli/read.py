@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 from rich.console import Console
 from rich.table import Table
@@ -10,6 +11,7 @@ from rich.table import Table
 from vision.imageio import read_image
 from vision.profile import load_profile
 from vision.reader import Reader, one_compute_thread
+from vision.samples import is_whole_face, sample_window
 
 
 def register(subparsers) -> None:
@@ -17,8 +19,9 @@ def register(subparsers) -> None:
         "read",
         help="read reading-window images",
         description="Read each IMAGE (a reading window) with PROFILE: face (card, rank, "
-        "suit), back, cut, empty, or unknown for anything not read with confidence. Exit "
-        "status 2 on a missing or unreadable image or profile.",
+        "suit), back, cut, empty, or unknown for anything not read with confidence. A whole "
+        "card face, as `sabot enroll` takes one, has its window cut from it first (a note "
+        "says so). Exit status 2 on a missing or unreadable image or profile.",
     )
     parser.add_argument("images", nargs="+", metavar="IMAGE", help="window image files")
     parser.add_argument("--profile", required=True, metavar="PROFILE",
@@ -31,7 +34,7 @@ def run(args) -> int:
     one_compute_thread()
     reader = Reader(load_profile(args.profile))
     # Read every file first, so that a bad one fails the command before any output.
-    readings = [(path, reader.read(read_image(path))) for path in args.images]
+    readings = [(path, reader.read(_window(path))) for path in args.images]
     if args.json:
         for path, reading in readings:
             print(json.dumps({"image": path, **reading.as_dict()}))
@@ -43,3 +46,15 @@ def run(args) -> int:
                       reading.reason)
     Console().print(table)
     return 0
+
+
+def _window(path: str):
+    """The reading window in the image at `path`: the image itself, or, for a whole card
+    face (a new user's first try: read one of the faces just enrolled), the window cut from
+    it as enrolment cuts it (read as a window, a whole face looked like a blank one)."""
+    image = read_image(path, keep_alpha=True)
+    if is_whole_face(image):
+        print(f"note: {path}: a whole card face; its reading window is cut from it as "
+              "`sabot enroll` cuts it", file=sys.stderr)
+        return sample_window(image)
+    return read_image(path)  # as a window has always been read (a 16-bit one scaled so)

@@ -52,6 +52,20 @@ def test_read_without_json_prints_a_table(profile, vector_samples, capsys):
     assert "face" in out and "AS" in out
 
 
+def test_read_cuts_the_window_from_a_whole_card_face_and_says_so(profile, tmp_path,
+                                                                 vector_deck, capsys):
+    """A new user reads one of the faces just enrolled: read as a window, a whole face
+    looked like a blank one (`unknown`)."""
+    face = _write(tmp_path / "KD.png", vector_deck.image("KD"))
+    window = _write(tmp_path / "QD.png", render_window(vector_deck, "QD"))
+    assert main(["read", "--profile", str(profile), face, window, "--json"]) == 0
+    captured = capsys.readouterr()
+    lines = [json.loads(line) for line in captured.out.splitlines()]
+    assert [(line["kind"], line["card"]) for line in lines] == [("face", "KD"), ("face", "QD")]
+    assert f"note: {face}: a whole card face" in captured.err
+    assert "QD.png" not in captured.err  # a window is read as it is, without a word
+
+
 def test_enroll_names_the_missing_cards(samples_copy, tmp_path, capsys):
     for suit in "SHDC":
         (samples_copy / f"7{suit}.png").unlink()
