@@ -37,7 +37,10 @@ def run(args) -> int:
     readings = [(path, reader.read(_window(path))) for path in args.images]
     if args.json:
         for path, reading in readings:
-            print(json.dumps({"image": path, **reading.as_dict()}))
+            # An unknown says why (a joker, a blank face, not sure of what): the keys of a
+            # reading the contract names are all there, as they always were.
+            why = {"note": reading.reason} if reading.kind == "unknown" else {}
+            print(json.dumps({"image": path, **reading.as_dict(), **why}))
         return 0
     table = Table("image", "kind", "card", "score", "note")
     table.columns[0].overflow = "fold"

@@ -44,6 +44,9 @@ def test_read_json_prints_one_line_per_image(profile, tmp_path, vector_deck, cap
     assert 0.6 <= lines[0]["score"] <= 1.0
     assert [line["kind"] for line in lines[1:]] == ["back", "cut", "empty", "unknown"]
     assert all(line["card"] is None and line["rank"] is None for line in lines[1:])
+    # An unknown says why, as the table does; the others have no note.
+    assert lines[-1]["note"].startswith(("not a card: ", "not sure: "))
+    assert all("note" not in line for line in lines[:-1])
 
 
 def test_read_without_json_prints_a_table(profile, vector_samples, capsys):
