@@ -237,8 +237,12 @@ def load_deck(path: str | None = None) -> Deck:
     back, cut card or blank face gets the drawn ones; `joker*.png` is its joker.
     """
     directory = Path(path) if path else decks_root() / SHARED_DECK_NAME
+    if path and not directory.is_dir() and (decks_root() / path).is_dir():
+        directory = decks_root() / path  # a shared design by its name: --deck gnome-berlin
     if not directory.is_dir():
-        raise DeckError(f"deck directory {directory} does not exist (set SABOT_DECKS?)")
+        where = (f"nor a design in {decks_root()}" if path else "the shared designs are "
+                 "looked for in $SABOT_DECKS, else shared/decks beside the repository")
+        raise DeckError(f"deck directory {directory} does not exist ({where})")
     cards: dict[str, np.ndarray] = _specials((40, 40, 170))
     jokers = 0
     for file in sorted(directory.glob("*.png")):
@@ -253,5 +257,6 @@ def load_deck(path: str | None = None) -> Deck:
             cards[stem] = _read_face(file)
     missing = [code for code in ALL_CARDS if code not in cards]
     if missing:
-        raise DeckError(f"deck directory {directory} lacks {', '.join(missing[:5])}")
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        raise DeckError(f"deck directory {directory} lacks {', '.join(missing[:5])}{more}")
     return Deck(directory.name, cards)

@@ -33,7 +33,8 @@ def register(subparsers) -> None:
                         help="dealing pace in cards per second; 0 = as fast as possible "
                         "(default: 3 in a terminal, 0 with --json)")
     parser.add_argument("--deck", default="synthetic", help="card design: 'synthetic' (built "
-                        "in), 'shared' (../shared/decks/vector-playing-cards) or a folder")
+                        "in), 'shared' (../shared/decks/vector-playing-cards), a folder of "
+                        "faces, or the name of one in ../shared/decks ($SABOT_DECKS)")
     parser.add_argument("--journal", metavar="PATH", help="journal file; if it already holds "
                         "the start of the same shoe (an interrupted run), dealing resumes after "
                         "it; default: a new file in a temporary folder")

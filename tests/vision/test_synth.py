@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -35,6 +36,22 @@ def test_unknown_codes_and_missing_directories_are_clear_errors(tmp_path):
     (tmp_path / "AS.png").write_bytes(b"")
     with pytest.raises(VisionError):
         load_deck(str(tmp_path))
+
+
+def test_a_shared_design_is_found_by_its_name_and_a_short_one_names_what_it_lacks(
+        monkeypatch, tmp_path):
+    """A new user's trial: `--deck gnome-berlin` was not looked up among the shared designs,
+    and a design lacking cards listed five with no word of the rest."""
+    shared = tmp_path / "decks"
+    (shared / "tiny").mkdir(parents=True)
+    cv2.imwrite(str(shared / "tiny" / "AS.png"), np.full((436, 300, 3), 250, np.uint8))
+    monkeypatch.setenv("SABOT_DECKS", str(shared))
+    monkeypatch.chdir(tmp_path)
+    load_deck.cache_clear()
+    with pytest.raises(DeckError, match=r"decks/tiny lacks 2S, 3S, 4S, 5S, 6S and 46 more"):
+        load_deck("tiny")
+    with pytest.raises(DeckError, match=r"does not exist \(nor a design in .*decks\)"):
+        load_deck("gnome-nowhere")
 
 
 def test_sabot_decks_overrides_where_designs_are_found(monkeypatch, tmp_path):
