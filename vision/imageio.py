@@ -20,6 +20,8 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".
 def read_image(path: str | Path, *, keep_alpha: bool = False) -> np.ndarray:
     """The image at `path` as BGR uint8 (BGRA when `keep_alpha` and the file has alpha)."""
     file = Path(path)
+    if file.is_dir():
+        raise ImageReadError(f"{_name(file)}: a directory; give the image files in it")
     if not file.is_file():
         raise ImageReadError(f"{_name(file)}: no such image file")
     image = decode_file(file, cv2.IMREAD_UNCHANGED if keep_alpha else cv2.IMREAD_COLOR)

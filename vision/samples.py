@@ -85,6 +85,8 @@ class Samples:
 
 def read_samples(samples_dir: str | Path) -> Samples:
     directory = Path(samples_dir)
+    if directory.is_file():
+        raise EnrolmentError(f"{directory}: a file; give the directory of samples it is in")
     if not directory.is_dir():
         raise EnrolmentError(f"{directory}: no such samples directory")
     files = sorted(f for f in directory.iterdir() if f.suffix.lower() in IMAGE_SUFFIXES)

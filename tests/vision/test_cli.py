@@ -142,6 +142,14 @@ def test_enroll_from_whole_faces_draws_a_sheet_and_reports_the_calibration(
 def test_enroll_fails_on_a_missing_directory(tmp_path, capsys):
     assert main(["enroll", str(tmp_path / "nope"), "--out", str(tmp_path / "p.npz")]) == 2
     assert "no such samples directory" in capsys.readouterr().err
+    (tmp_path / "7H.png").write_bytes(b"")
+    assert main(["enroll", str(tmp_path / "7H.png"), "--out", str(tmp_path / "p.npz")]) == 2
+    assert "7H.png: a file; give the directory of samples it is in" in capsys.readouterr().err
+
+
+def test_read_given_a_directory_says_so(profile, tmp_path, capsys):
+    assert main(["read", "--profile", str(profile), str(tmp_path)]) == 2
+    assert f"{tmp_path}: a directory; give the image files in it" in capsys.readouterr().err
 
 
 def test_read_fails_on_a_missing_or_unreadable_image(profile, tmp_path, capsys):
