@@ -35,6 +35,10 @@ def register(subparsers) -> None:
     parser.add_argument("--deck", default="synthetic", help="card design: 'synthetic' (built "
                         "in), 'shared' (../shared/decks/vector-playing-cards), a folder of "
                         "faces, or the name of one in ../shared/decks ($SABOT_DECKS)")
+    parser.add_argument("--profile", metavar="PROFILE", help="read the design with this "
+                        "profile of `sabot enroll` instead of learning it here: the shoe then "
+                        "proves the profile a table would use (one enrolled without a cut "
+                        "card halts at the cut card, as a table would)")
     parser.add_argument("--journal", metavar="PATH", help="journal file; if it already holds "
                         "the start of the same shoe (an interrupted run), dealing resumes after "
                         "it; default: a new file in a temporary folder")
@@ -59,6 +63,12 @@ def run(args) -> int:
 
     observations, settings = load_observations(args.shoe, args.decks, args.style, args.seed)
     check_table_id(args.table, "--table")
+    reader = None
+    if args.profile:
+        from vision.profile import load_profile  # noqa: PLC0415 - only when asked for
+        from vision.reader import Reader  # noqa: PLC0415
+
+        reader = Reader(load_profile(args.profile))
     broker = None
     if args.mqtt:
         broker = open_client(parse_broker_url(args.mqtt), client_id=f"sabot-{args.table}",
@@ -75,7 +85,7 @@ def run(args) -> int:
     started = time.monotonic()
     with build_simulation(settings, journal_path, deck_name=args.deck, seed=args.seed,
                           speed=speed, sink=printer, broker=broker, table_id=args.table,
-                          damage=args.damage) as sim:
+                          damage=args.damage, reader=reader) as sim:
         remaining = observations[len(input_steps(sim.resumed)):]
         if sim.resumed:
             print(f"sabot simulate: resuming after {len(sim.resumed)} journaled observations",

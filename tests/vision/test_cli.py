@@ -203,3 +203,25 @@ def test_enroll_says_when_the_empty_window_it_learned_was_assumed(tmp_path, caps
     err = capsys.readouterr().err
     assert "note: no empty*.png sample" in err
     assert "enrolled 52 cards and back, cut, empty (assumed dark grey) in" in err
+
+
+def test_simulate_reads_with_the_profile_given_and_halts_where_a_table_would(
+        tmp_path, capsys, synth_faces):
+    """A new user's trial: a design enrolled with no cut card sample passed `sabot simulate
+    --deck`, which learned the design itself with a drawn cut card; with `--profile` the
+    simulator reads with the profile a table would use, and halts at the cut card."""
+    faces = tmp_path / "faces"
+    shutil.copytree(synth_faces, faces)
+    for cut in faces.glob("cut*"):
+        cut.unlink()
+    profile = tmp_path / "p.npz"
+    assert main(["enroll", str(faces), "--out", str(profile), "--views", "4"]) == 0
+    assert "no cut*.png sample" in capsys.readouterr().err
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text("AS 2C 2H 3D CUT 4H 5D KH KD\n")
+    status = main(["simulate", "--json", "--shoe", str(shoe), "--seed", "3", "--profile",
+                   str(profile)])
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    faults = [e for e in events if e["event"] == "fault"]
+    assert status != 0 and faults
+    assert not any(e["event"] == "cut_card" for e in events)
