@@ -161,7 +161,7 @@ def view_matrix(p: Perturbation, travel: float) -> np.ndarray:
     turn = np.array([[alpha, beta, (1 - alpha) * cx - beta * cy + p.dx],
                      [-beta, alpha, beta * cx + (1 - alpha) * cy + p.dy],
                      [0, 0, 1]], np.float64)
-    return _lens(p.keystone, p.size) @ turn @ shift
+    return _lens(tuple(p.keystone), tuple(p.size)) @ turn @ shift  # a key, whatever held them
 
 
 @lru_cache(maxsize=32)

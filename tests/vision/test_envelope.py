@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from functools import cache
 
@@ -201,3 +202,6 @@ def test_the_view_matrix_turns_about_the_window_centre_as_opencv_would():
         to_output = np.diag([p.size[0] / 128, p.size[1] / 200, 1.0])
         shift = np.array([[1, 0, 0], [0, 1, travel], [0, 0, 1]], np.float64)
         assert np.array_equal(view_matrix(p, travel), to_output @ keystone @ turn @ shift)
+    # The keystone's part is kept per (keystone, size): lists where tuples were are the same.
+    listed = dataclasses.replace(p, keystone=list(p.keystone), size=list(p.size))
+    assert np.array_equal(view_matrix(listed, 0.0), view_matrix(p, 0.0))
