@@ -47,7 +47,7 @@ def misread(enrolment, most: int | None = None) -> list[tuple[object, str, str]]
     read, as (view, truth, what was read), at most `most` of them. Not those whose right
     reading is no card: a card sliding past or a face with nothing printed read as unknown
     or the empty window, a joker as unknown (a stop 34 sheet of gnome-berlin showed 49 such
-    blank faces of its 52 tiles, and 3 of the views that needed looking at)."""
+    blank faces of its 52 tiles, and the 4 views that needed looking at)."""
     from vision.reader import Reader  # noqa: PLC0415 - the sheet reads as the reader does
 
     reader = Reader(enrolment.profile)

@@ -48,6 +48,7 @@ STARTING_S = 30.0
 # (the dealer asks two ahead).
 RING = 4
 FRAME_SHAPE = (WINDOW_H, 2 * WINDOW_W, 3)  # a frame: the under and the over view side by side
+FRAME_BYTES = WINDOW_H * 2 * WINDOW_W * 3
 
 
 class RendererError(SabotError, RuntimeError):
@@ -68,7 +69,7 @@ class CardRenderer:
         # What the child says goes to a file, read if it stops: a pipe nobody reads while
         # it runs could fill and stop it.
         self._said = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
-        self._slot = frames_per_card * int(np.prod(FRAME_SHAPE))
+        self._slot = frames_per_card * FRAME_BYTES
         try:
             shared = _memory_file(RING * self._slot)
             try:
@@ -120,7 +121,7 @@ class CardRenderer:
         self._answered = True
         slot, self._taken = self._taken % RING, self._taken + 1
         # Copied out of the slot, which the child fills again RING cards later.
-        shared = np.frombuffer(self._shared, np.uint8, answer[0] * int(np.prod(FRAME_SHAPE)),
+        shared = np.frombuffer(self._shared, np.uint8, answer[0] * FRAME_BYTES,
                                slot * self._slot)
         return list(shared.reshape(answer[0], *FRAME_SHAPE).copy())
 
@@ -202,7 +203,7 @@ def serve(shared_fd: int) -> None:
     os.dup2(2, 1)  # anything printed goes with what the child says, not into the frames
     requests = sys.stdin.buffer
     deck, rng, frames, severity = pickle.load(requests)
-    slot = frames * int(np.prod(FRAME_SHAPE))
+    slot = frames * FRAME_BYTES
     shared = np.frombuffer(mmap.mmap(shared_fd, RING * slot), np.uint8)
     os.close(shared_fd)
     for card in itertools.count():
@@ -215,7 +216,7 @@ def serve(shared_fd: int) -> None:
         start = card % RING * slot
         # A card of more frames, or of frames of another size, fails here: the child stops,
         # and the dealer's error says what it said.
-        place = shared[start : start + len(rendered) * int(np.prod(FRAME_SHAPE))]
+        place = shared[start : start + len(rendered) * FRAME_BYTES]
         place.reshape(len(rendered), *FRAME_SHAPE)[:] = rendered
         pickle.dump((len(rendered),), answers, protocol=pickle.HIGHEST_PROTOCOL)
         answers.flush()
