@@ -25,6 +25,7 @@ import numpy as np
 
 from contract import JOKER
 from vision.cards import ALL_CARDS, BLANK, FACE_SIDES, PASSING, SURFACE_KINDS, SURFACE_NAMES
+from vision.contrast import restore_contrast
 from vision.decks import foreign_deck
 from vision.errors import EnrolmentError
 from vision.features import card_above_window, card_region, thumbnail
@@ -441,10 +442,13 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
         notes.append(NO_EMPTY_NOTE)
     samples.classes.setdefault("empty", [_builtin_empty()])
     cards = tuple(samples.cards)
+    # Said of the samples as taken, then learned from them brought back to a card's contrast.
+    notes += _washed_out_note(samples, {code: render(samples.classes[code][0])
+                                        for code in cards}, cards)
+    notes += restore_contrast(samples.classes, cards)
     nominal = {name: render(sources[0]) for name, sources in samples.classes.items()}
     for code in cards:
         notes += fit_warnings(code, nominal[code])
-    notes += _washed_out_note(samples, nominal, cards)
     _check_inked(samples, nominal, cards)
     zones = np.stack([zone_of(prepare(nominal[code]).ink) for code in cards])
     registration = Registration(learn_templates(zones))
