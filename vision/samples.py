@@ -37,10 +37,21 @@ def kind_of(file: Path) -> str:
 
 def is_whole_face(image: np.ndarray) -> bool:
     """Whether `image` is a whole card face rather than a reading window."""
+    return has_transparent_corners(image) or repeats_its_index(image)
+
+
+def has_transparent_corners(image: np.ndarray) -> bool:
+    """A face cut out along its rounded outline: no window shows transparency."""
     if image.ndim == 3 and image.shape[2] == 4:
-        corners = image[[0, 0, -1, -1], [0, -1, 0, -1], 3]
-        if int(corners.max()) < 128:
-            return True
+        return int(image[[0, 0, -1, -1], [0, -1, 0, -1], 3].max()) < 128
+    return False
+
+
+def repeats_its_index(image: np.ndarray) -> bool:
+    """Whether the top-left corner is printed again upside down in the opposite corner, as
+    every card's index is and as a window's never is, but by chance (a window's corner and
+    its card's middle matched 0.73-0.77 in photographed samples; whole faces' at least 0.83)."""
+    if image.ndim == 3 and image.shape[2] == 4:
         image = image[:, :, :3]
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
     h, w = gray.shape
@@ -55,9 +66,10 @@ def is_whole_face(image: np.ndarray) -> bool:
     return float(score.max()) > 0.7
 
 
-def source_of(image: np.ndarray) -> Source:
-    """Where views of a sample are rendered from: the whole face, or the window itself."""
-    if is_whole_face(image):
+def source_of(image: np.ndarray, *, whole: bool | None = None) -> Source:
+    """Where views of a sample are rendered from: the whole face, or the window itself.
+    `whole`: what the sample was taken for, if the caller decided it (`read_samples`)."""
+    if is_whole_face(image) if whole is None else whole:
         return card_source(image)
     return window_source(image[:, :, :3] if image.ndim == 3 and image.shape[2] == 4 else image)
 
@@ -93,6 +105,7 @@ def read_samples(samples_dir: str | Path) -> Samples:
     if not files:
         raise EnrolmentError(f"{directory}: no sample images (.png, .jpg) in it")
     samples = Samples(directory)
+    taken = []
     for file in files:
         kind = kind_of(file)
         if not kind:
@@ -100,9 +113,22 @@ def read_samples(samples_dir: str | Path) -> Samples:
                                  "cut*, empty*, joker*: skipped")
             continue
         image = read_image(file, keep_alpha=True)
-        whole = is_whole_face(image)
+        taken.append((file, kind, image, is_whole_face(image)))
+    # A directory's card samples are taken one way, as a camera's windows or as a design's
+    # artwork: a card whose window only seemed to print its index again in the opposite
+    # corner (a gnome-slavic_costumes QH photographed with glare, whose window was then cut
+    # from it as from a whole card, a blurred corner of it) is read as the window it is when
+    # most of the cards' samples are windows. A face cut out along its outline is one anyway.
+    cards = [whole for _, kind, _, whole in taken if kind not in (*SURFACE_KINDS, NOT_A_CARD)]
+    windows = sum(not whole for whole in cards) > len(cards) / 2
+    for file, kind, image, whole in taken:
+        if whole and windows and not has_transparent_corners(image):
+            whole = False
+            samples.notes.append(f"{file.name}: looks like a whole card face (its corner seems "
+                                 "printed again in the opposite one), but most cards' samples "
+                                 "are reading windows: read as a window like them")
         samples.whole_faces += whole and kind not in SURFACE_KINDS
-        source = source_of(image)
+        source = source_of(image, whole=whole)
         if kind == NOT_A_CARD:
             samples.jokers.append(source)
             samples.notes.append(f"{file.name}: a joker, not a card of the shoe: learned as "
