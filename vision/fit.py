@@ -8,11 +8,10 @@ import cv2
 import numpy as np
 
 from vision.features import INK_LEVEL, ink_map
-from vision.geometry import CARD_Y0, CARD_Y1, WINDOW_H, WINDOW_W
+from vision.geometry import CARD_TOP, WINDOW_H, WINDOW_W
 from vision.register import ZONE
 
 # Where the card's top edge sits in the nominal window, in window pixels.
-CARD_TOP = -CARD_Y0 / (CARD_Y1 - CARD_Y0) * WINDOW_H
 LEVELS = (1, 99.5)  # percentiles of the grey levels stretched to black and white
 MAX_GLYPH = 0.6  # of the window's height: anything taller is a frame line, not the index
 INDEX_COLUMN = 0.5  # the index's glyphs are centred in this left part of the zone

@@ -23,6 +23,8 @@ WINDOW_SIZE = (WINDOW_W, WINDOW_H)  # OpenCV order: (width, height)
 # The window's rectangle on the card face, in fractions of the card's width and height.
 CARD_X0, CARD_X1 = -0.04, 0.36
 CARD_Y0, CARD_Y1 = -0.03, 0.40
+# The card's top edge at its nominal place, in window rows (about 14).
+CARD_TOP = -CARD_Y0 / (CARD_Y1 - CARD_Y0) * WINDOW_H
 
 
 # A window cut from the camera's frame is as big as the card is there (`sabot calibrate`),

@@ -7,9 +7,9 @@ design: a passage is told by the shoe's card sensor (or, without one, by paper f
 window), and the nominal frame by the card's own edges, which every design has.
 
 The window shows the card's top-left corner with a margin of surround above and left of it
-(`vision.geometry`), so at the nominal position the card's top edge is NOMINAL_TOP rows down
+(`vision.geometry`), so at the nominal position the card's top edge is CARD_TOP rows down
 and its left edge NOMINAL_LEFT columns in. The card slides up through the window; the frame
-whose top edge is nearest NOMINAL_TOP is taken and moved by what is left, so every sample
+whose top edge is nearest CARD_TOP is taken and moved by what is left, so every sample
 shows its card at the same place.
 """
 
@@ -20,9 +20,15 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.geometry import CARD_X0, CARD_X1, CARD_Y0, CARD_Y1, WINDOW_H, WINDOW_W, to_window
+from vision.geometry import (
+    CARD_TOP,
+    CARD_X0,
+    CARD_X1,
+    WINDOW_H,
+    WINDOW_W,
+    to_window,
+)
 
-NOMINAL_TOP = -CARD_Y0 / (CARD_Y1 - CARD_Y0) * WINDOW_H  # about 14 rows
 NOMINAL_LEFT = -CARD_X0 / (CARD_X1 - CARD_X0) * WINDOW_W  # about 13 columns
 PAPER_FILLED = 0.3  # share of the window that is paper when a card is in it (no sensor)
 EDGE_SHARE = 0.6  # a row (column) is card where this share of the probed part is paper
@@ -87,14 +93,14 @@ def nominal_view(windows: Sequence[np.ndarray]) -> tuple[int, np.ndarray]:
             if best is not None:
                 break  # the top edge has passed above the window: the rest is the body
             continue
-        offset = abs(top - NOMINAL_TOP)
+        offset = abs(top - CARD_TOP)
         if best_offset is None or offset < best_offset:
             best, best_offset = (index, top, left, nominal), offset
     if best is None:
         raise ValueError("no frame shows the card's top edge inside the window")
     index, top, left, nominal = best
     dx = 0.0 if left is None else NOMINAL_LEFT - left
-    shift = np.float32([[1, 0, dx], [0, 1, NOMINAL_TOP - top]])
+    shift = np.float32([[1, 0, dx], [0, 1, CARD_TOP - top]])
     moved = cv2.warpAffine(nominal, shift, (WINDOW_W, WINDOW_H),
                            flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return index, moved

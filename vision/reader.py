@@ -24,9 +24,9 @@ import numpy as np
 
 from contract import JOKER
 from vision.cards import BLANK, FACE_SIDES, PASSING, SURFACE_KINDS, SURFACE_NAMES, split_code
-from vision.features import card_above_window, thumbnail
+from vision.features import card_above_window, card_top_row, thumbnail
 from vision.gate import gate_vector
-from vision.geometry import to_window
+from vision.geometry import CARD_TOP, WINDOW_H, to_window
 from vision.model import (
     Model,
     Pairs,
@@ -42,7 +42,13 @@ from vision.model import (
     zone_picture,
 )
 from vision.profile import SIDE_STAGE, Profile
-from vision.register import Pose, Registration
+from vision.register import REFINE_RANGE, ZONE, Pose, Registration
+
+# A card coming up into the window with its top edge at or below this row (window pixels)
+# cannot show its whole index yet, however small it is seen: the index zone reaches
+# ZONE's bottom less the card's top, at the envelope's least scale, below the edge.
+ENTERING_BELOW = WINDOW_H - (ZONE[1] + ZONE[3] - CARD_TOP) * REFINE_RANGE[0]
+THUMBNAIL_ROW = 4  # window pixels per row of `features.thumbnail`
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,10 @@ class Reader:
         numbers = gate_vector(small)
         if self._gate.passes(small, numbers):  # plainly the empty shoe: most frames
             return Reading("empty", score=1.0)
+        top = card_top_row(small)
+        if top is not None and top * THUMBNAIL_ROW >= ENTERING_BELOW:
+            return Reading("unknown", reason="not sure: a card coming into the window, its "
+                           "index not yet wholly in view")
         prepared = Prepared(window, small)
         p = self.profile
         glance = kind_vector(prepared)

@@ -14,7 +14,8 @@ from controller.service.enrol_recording import NEW_DECK, ORDERS, parse_order
 from controller.service.recording import open_recording
 from controller.sim.recording import write_synthetic_recording
 from vision.cards import ALL_CARDS
-from vision.passages import NOMINAL_TOP, edges, nominal_view, passages
+from vision.geometry import CARD_TOP
+from vision.passages import edges, nominal_view, passages
 from vision.profile import load_profile
 from vision.reader import Reader
 from vision.synth import random_perturbation, render_window, shoe_frames
@@ -80,7 +81,7 @@ def test_the_nominal_view_puts_the_card_top_edge_where_the_window_expects_it(syn
     frames = [w for w, _ in shoe_frames(synth_deck, ["QS"], np.random.default_rng(4))]
     index, view = nominal_view(frames)
     top, left = edges(view)
-    assert abs(top - NOMINAL_TOP) <= 1.5 and left is not None
+    assert abs(top - CARD_TOP) <= 1.5 and left is not None
     assert 0 < index < len(frames) - 1
 
 
