@@ -12,11 +12,11 @@ How faint a deck's samples are is measured where every design prints ink: in the
 zone, the darkest ink against the paper around it. Printed indices are dark: in the darkest
 percent of their zone, the whole faces of every design tried are RESTORED_STRENGTH darker
 than their paper or more (the median of a design's cards). A deck's card samples well below
-that are stretched about their paper
-white (the inverse of ink faded toward the paper) by one factor for all of them, as one
-camera took them. Whole faces (the artwork, as clear as a card gets) and the back, cut card
-and empty window (told apart by their colour, which is the shoe's as much as the print's)
-are left as they are.
+that are stretched about their paper white, channel by channel (the inverse of ink faded
+toward the paper), by one factor for all of them, as one camera took them; window samples
+of jokers by the same. Whole faces (the artwork, as clear as a card gets) and the back, cut
+card and empty window (told apart by their colour, which is the shoe's as much as the
+print's) are left as they are.
 """
 
 from __future__ import annotations
@@ -38,39 +38,59 @@ LEAST_STRETCH = 1.15
 INSET = 4  # window pixels inside the zone's edges: the card's edge and the surround stay out
 
 
-def ink_strength(window: np.ndarray) -> tuple[float, float]:
-    """(strength, paper): how much darker than its paper the darkest percent of the index
-    zone of a nominal window is (0 no ink .. 1 black; each pixel's darkest channel, so that
-    red ink counts), and that paper's grey level (the zone's 90th percentile)."""
-    x, y, w, h = ZONE
-    zone = window[y + INSET : y + h - INSET, x + INSET : x + w - INSET]
+def ink_strength(window: np.ndarray) -> float:
+    """How much darker than its paper the darkest percent of the index zone of a nominal
+    window is (0 no ink .. 1 black; each pixel's darkest channel, so that red ink counts;
+    the paper is the zone's 90th percentile of grey)."""
+    zone = _zone(window)
     paper = float(np.percentile(cv2.cvtColor(zone, cv2.COLOR_BGR2GRAY), 90))
     darkest = float(np.percentile(zone.min(axis=2), 1))
-    return 1.0 - darkest / max(paper, 1.0), paper
+    return 1.0 - darkest / max(paper, 1.0)
 
 
-def restore_contrast(classes: dict[str, list[Source]], cards: tuple[str, ...]) -> list[str]:
+def paper_colour(window: np.ndarray) -> np.ndarray:
+    """The paper of a nominal window's index zone, per channel (B, G, R: each its 90th
+    percentile): ink fades toward it channel by channel, under the camera's cast."""
+    return np.percentile(_zone(window).reshape(-1, 3), 90, axis=0)
+
+
+def _zone(window: np.ndarray) -> np.ndarray:
+    x, y, w, h = ZONE
+    return window[y + INSET : y + h - INSET, x + INSET : x + w - INSET]
+
+
+def restore_contrast(classes: dict[str, list[Source]], cards: tuple[str, ...],
+                     jokers: list[Source] | None = None) -> list[str]:
     """Stretch the window samples of `cards` in `classes` (in place) when their ink is
-    fainter than a printed card's; a note for the operator when they were."""
-    found = {(code, k): ink_strength(render(source))
+    fainter than a printed card's; a note for the operator when they were. Window samples
+    of `jokers` (learned as no card of the shoe, beside the cards) by the same factor."""
+    found = {(code, k): render(source)
              for code in cards for k, source in enumerate(classes[code]) if source.extend}
     if not found:
         return []
-    strength = float(np.median([s for s, _ in found.values()]))
+    strength = float(np.median([ink_strength(window) for window in found.values()]))
     stretch = min(MOST_STRETCH, RESTORED_STRENGTH / max(strength, 1e-3))
     if stretch < LEAST_STRETCH:
         return []
-    for (code, k), (_, paper) in found.items():
-        classes[code][k] = stretched(classes[code][k], paper, stretch)
+    for (code, k), window in found.items():
+        classes[code][k] = stretched(classes[code][k], paper_colour(window), stretch)
+    jokers = [] if jokers is None else jokers
+    for k, source in enumerate(jokers):
+        if source.extend:
+            jokers[k] = stretched(source, paper_colour(render(source)), stretch)
     return [f"the cards' ink in their samples is faint (the darkest of an index {strength:.0%} "
             f"darker than the paper, where a printed card's is {RESTORED_STRENGTH:.0%} or "
             f"more): their contrast was raised {stretch:.1f} times to learn from; if many "
             "cards go unread, take them again with less exposure or light"]
 
 
-def stretched(source: Source, paper: float, stretch: float) -> Source:
-    """`source` with every level's distance below `paper` multiplied by `stretch`."""
+def stretched(source: Source, paper: np.ndarray, stretch: float) -> Source:
+    """`source` with each channel's distance below its `paper` level multiplied by
+    `stretch` (the inverse of fading toward the paper, which the camera's cast tints: one
+    grey level for all three channels stretched the cast with the ink)."""
     image = source.image.copy()
-    levels = np.clip(paper - stretch * (paper - np.arange(256, dtype=np.float32)), 0, 255)
-    image[:, :, :3] = cv2.LUT(image[:, :, :3], np.rint(levels).astype(np.uint8))
+    levels = np.arange(256, dtype=np.float32)[:, None]
+    table = np.clip(paper[None, :] - stretch * (paper[None, :] - levels), 0, 255)
+    lut = np.rint(table).astype(np.uint8).reshape(256, 1, 3)
+    image[:, :, :3] = cv2.LUT(np.ascontiguousarray(image[:, :, :3]), lut)
     return Source(image, source.to_window, source.extend)

@@ -445,7 +445,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     # Said of the samples as taken, then learned from them brought back to a card's contrast.
     notes += _washed_out_note(samples, {code: render(samples.classes[code][0])
                                         for code in cards}, cards)
-    notes += restore_contrast(samples.classes, cards)
+    notes += restore_contrast(samples.classes, cards, samples.jokers)
     nominal = {name: render(sources[0]) for name, sources in samples.classes.items()}
     for code in cards:
         notes += fit_warnings(code, nominal[code])

@@ -45,10 +45,12 @@ from vision.profile import SIDE_STAGE, Profile
 from vision.register import REFINE_RANGE, ZONE, Pose, Registration
 
 # A card coming up into the window with its top edge at or below this row (window pixels)
-# cannot show its whole index yet, however small it is seen: the index zone reaches
-# ZONE's bottom less the card's top, at the envelope's least scale, below the edge.
+# cannot show its whole index zone yet, however small it is seen: the zone reaches ZONE's
+# bottom less the card's top below the edge, at the least scale the index is searched at
+# (the envelope's least). The zone has a margin below the printed suit: a frame or two a
+# passage that would have been read right (67 of 768 such frames of the vector design's
+# cards, none wrong) are not, and the card is decided a frame later.
 ENTERING_BELOW = WINDOW_H - (ZONE[1] + ZONE[3] - CARD_TOP) * REFINE_RANGE[0]
-THUMBNAIL_ROW = 4  # window pixels per row of `features.thumbnail`
 
 
 @dataclass(frozen=True)
@@ -98,9 +100,9 @@ class Reader:
         if self._gate.passes(small, numbers):  # plainly the empty shoe: most frames
             return Reading("empty", score=1.0)
         top = card_top_row(small)
-        if top is not None and top * THUMBNAIL_ROW >= ENTERING_BELOW:
+        if top is not None and top * WINDOW_H / small.shape[0] >= ENTERING_BELOW:
             return Reading("unknown", reason="not sure: a card coming into the window, its "
-                           "index not yet wholly in view")
+                           "index zone not yet wholly in view")
         prepared = Prepared(window, small)
         p = self.profile
         glance = kind_vector(prepared)

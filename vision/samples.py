@@ -119,10 +119,15 @@ def read_samples(samples_dir: str | Path) -> Samples:
     # corner (a gnome-slavic_costumes QH photographed with glare, whose window was then cut
     # from it as from a whole card, a blurred corner of it) is read as the window it is when
     # most of the cards' samples are windows. A face cut out along its outline is one anyway.
-    cards = [whole for _, kind, _, whole in taken if kind not in (*SURFACE_KINDS, NOT_A_CARD)]
+    # Only a card: a back's or a joker's artwork (8 of 11 shared backs and every joker pass
+    # `repeats_its_index` without their transparency) is cut as a whole face, as ever.
+    def card(kind: str) -> bool:
+        return kind not in (*SURFACE_KINDS, NOT_A_CARD)
+
+    cards = [whole for _, kind, _, whole in taken if card(kind)]
     windows = sum(not whole for whole in cards) > len(cards) / 2
     for file, kind, image, whole in taken:
-        if whole and windows and not has_transparent_corners(image):
+        if whole and windows and card(kind) and not has_transparent_corners(image):
             whole = False
             samples.notes.append(f"{file.name}: looks like a whole card face (its corner seems "
                                  "printed again in the opposite one), but most cards' samples "

@@ -12,7 +12,7 @@ import pytest
 from vision.decks import draw_cut
 from vision.features import card_top_row, thumbnail
 from vision.geometry import CARD_TOP, WINDOW_H, to_window
-from vision.reader import ENTERING_BELOW, THUMBNAIL_ROW
+from vision.reader import ENTERING_BELOW
 from vision.register import REFINE_RANGE, ZONE
 from vision.synth import SURROUNDS, Perturbation, random_perturbation, render_window
 
@@ -20,8 +20,9 @@ CODES = ("AS", "7D", "KC", "10H", "3S", "QH", "JD", "9C")
 
 
 def _top(window) -> float | None:
-    row = card_top_row(thumbnail(to_window(window)))
-    return None if row is None else row * THUMBNAIL_ROW
+    small = thumbnail(to_window(window))
+    row = card_top_row(small)
+    return None if row is None else row * WINDOW_H / small.shape[0]
 
 
 def test_no_card_in_place_across_the_whole_envelope_is_taken_for_one_coming_in(design):
@@ -29,6 +30,11 @@ def test_no_card_in_place_across_the_whole_envelope_is_taken_for_one_coming_in(d
     rng = np.random.default_rng(12)
     tops = [_top(render_window(deck, code, random_perturbation(rng, 1.0), rng=rng))
             for code in CODES * 25]
+    # Nor a back, the cut card or a joker in place (none has an index to wait for, but
+    # each must still be read).
+    others = [_top(render_window(deck, code, random_perturbation(rng, 1.0), rng=rng))
+              for code in ("BACK", "CUT", "JOKER") * 25]
+    assert all(top is None or top < ENTERING_BELOW for top in others)
     # With a margin of six thumbnail rows; no edge found (a card seen large and shifted up,
     # no surround above it) is no card coming in either.
     found = [top for top in tops if top is not None]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from vision.cards import ALL_CARDS
+from vision.decks import decks_root
 from vision.imageio import read_image, write_image
 from vision.samples import has_transparent_corners, read_samples, repeats_its_index
 from vision.synth import write_faces, write_samples
@@ -59,3 +60,19 @@ def test_a_directory_of_whole_faces_keeps_them_whole(synth_deck, tmp_path):
     samples = read_samples(write_faces(synth_deck, tmp_path / "faces"))
     assert all(not samples.classes[code][0].extend for code in ALL_CARDS)
     assert not [n for n in samples.notes if "looks like a whole card face" in n]
+
+
+def test_a_back_or_joker_artwork_among_windows_is_still_cut_as_a_whole_face(windows):
+    # Flattened (no transparency), the shared designs' backs and jokers mostly repeat their
+    # corner upside down: only cards are taken the directory's way.
+    design = decks_root() / "gnome-berlin"
+    for name in ("back", "joker_1"):
+        artwork = read_image(design / f"{name}.png")  # BGR: its transparency dropped
+        assert repeats_its_index(artwork)
+        write_image(windows / f"{name}.png", artwork)
+    samples = read_samples(windows)
+    assert not samples.classes["back"][0].extend and not samples.jokers[0].extend
+    assert [n for n in samples.notes if "looks like a whole card face" in n] == [
+        f"{CODES[3]}.png: looks like a whole card face (its corner seems printed again in the "
+        "opposite one), but most cards' samples are reading windows: read as a window like "
+        "them"]
