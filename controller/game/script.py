@@ -17,6 +17,11 @@ from controller.errors import CardCodeError, InputError
 from controller.game import observations as obs
 from controller.game.cards import parse_card
 
+# Why a scripted UNREADABLE card was not read: the table's fault says "unreadable card: "
+# and this (it said "unreadable card: unreadable card" before stop 35; a journal keeps the
+# reason its observation was recorded with, so an older one replays as it was).
+SCRIPTED_UNREADABLE = "marked UNREADABLE in the script"
+
 KEYWORDS = {
     "CUT": obs.Cut,
     "NMB": obs.NoMoreBets,
@@ -44,7 +49,7 @@ def parse_token(token: str) -> obs.Observation:
     if upper == "JOKER":
         return obs.Unreadable(JOKER)
     if upper == "UNREADABLE":
-        return obs.Unreadable("unreadable card")
+        return obs.Unreadable(SCRIPTED_UNREADABLE)
     if upper.startswith("^"):
         return obs.Card(parse_card(token[1:]), face_up=True)
     return obs.Card(parse_card(token))

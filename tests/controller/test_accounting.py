@@ -34,7 +34,7 @@ JOKER_FAULT = "a joker left the shoe: it is not one of the shoe's cards; set it 
 
 def test_joker_and_unreadable_cards_halt_until_acknowledged():
     for token, reason in (("JOKER", JOKER_FAULT),
-                          ("UNREADABLE", "unreadable card: unreadable card")):
+                          ("UNREADABLE", "unreadable card: marked UNREADABLE in the script")):
         table, events = run_script(f"2H {token}")
         assert of_kind(events, "fault")[0]["reason"] == reason
         assert "fault" in table.lamps()

@@ -302,3 +302,14 @@ def test_report_and_replay_say_when_the_journal_fails_verification(tmp_path, cap
     assert main(["replay", str(path)]) == 0
     captured = capsys.readouterr()
     assert "fails verification (record 7" in captured.err and "round" in captured.out
+
+
+def test_a_journal_of_a_scripted_unreadable_card_resumes_whatever_its_reason_said():
+    """Before stop 35 a scripted UNREADABLE card was journaled with the reason "unreadable
+    card" (its fault read "unreadable card: unreadable card"); the same script resumes it,
+    an unreadable card's reason being no part of the input."""
+    from controller.journal.replay import check_same_input
+
+    planned = [step.observation for step in parse_script("AS UNREADABLE KD")]
+    assert planned[1] == obs.Unreadable("marked UNREADABLE in the script")
+    check_same_input("j.db", [obs.Card("AS"), obs.Unreadable("unreadable card")], planned)
