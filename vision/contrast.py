@@ -36,6 +36,7 @@ MOST_STRETCH = 4.0  # beyond it a sample's noise and JPEG blocks would be stretc
 # way).
 LEAST_STRETCH = 1.15
 INSET = 4  # window pixels inside the zone's edges: the card's edge and the surround stay out
+RETAKE = "if many cards go unread, take them again with less exposure or light"
 
 
 def ink_strength(window: np.ndarray) -> float:
@@ -60,10 +61,11 @@ def _zone(window: np.ndarray) -> np.ndarray:
 
 
 def restore_contrast(classes: dict[str, list[Source]], cards: tuple[str, ...],
-                     jokers: list[Source] | None = None) -> list[str]:
+                     jokers: list[Source] | None = None, *, advise: bool = True) -> list[str]:
     """Stretch the window samples of `cards` in `classes` (in place) when their ink is
-    fainter than a printed card's; a note for the operator when they were. Window samples
-    of `jokers` (learned as no card of the shoe, beside the cards) by the same factor."""
+    fainter than a printed card's; a note for the operator when they were (`advise`: with
+    the advice to take them again, unless a note before it gave it). Window samples of
+    `jokers` (learned as no card of the shoe, beside the cards) by the same factor."""
     found = {(code, k): render(source)
              for code in cards for k, source in enumerate(classes[code]) if source.extend}
     if not found:
@@ -80,8 +82,8 @@ def restore_contrast(classes: dict[str, list[Source]], cards: tuple[str, ...],
             jokers[k] = stretched(source, paper_colour(render(source)), stretch)
     return [f"the cards' ink in their samples is faint (the darkest of an index {strength:.0%} "
             f"darker than the paper, where a printed card's is {RESTORED_STRENGTH:.0%} or "
-            f"more): their contrast was raised {stretch:.1f} times to learn from; if many "
-            "cards go unread, take them again with less exposure or light"]
+            f"more): their contrast was raised {stretch:.1f} times to learn from"
+            + (f"; {RETAKE}" if advise else "")]
 
 
 def stretched(source: Source, paper: np.ndarray, stretch: float) -> Source:

@@ -25,7 +25,7 @@ import numpy as np
 
 from contract import JOKER
 from vision.cards import ALL_CARDS, BLANK, FACE_SIDES, PASSING, SURFACE_KINDS, SURFACE_NAMES
-from vision.contrast import restore_contrast
+from vision.contrast import RETAKE, restore_contrast
 from vision.decks import foreign_deck
 from vision.errors import EnrolmentError
 from vision.features import card_above_window, card_region, thumbnail
@@ -443,9 +443,10 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     samples.classes.setdefault("empty", [_builtin_empty()])
     cards = tuple(samples.cards)
     # Said of the samples as taken, then learned from them brought back to a card's contrast.
-    notes += _washed_out_note(samples, {code: render(samples.classes[code][0])
+    washed = _washed_out_note(samples, {code: render(samples.classes[code][0])
                                         for code in cards}, cards)
-    notes += restore_contrast(samples.classes, cards, samples.jokers)
+    notes += washed + restore_contrast(samples.classes, cards, samples.jokers,
+                                       advise=not washed)
     nominal = {name: render(sources[0]) for name, sources in samples.classes.items()}
     for code in cards:
         notes += fit_warnings(code, nominal[code])
@@ -769,8 +770,7 @@ def _washed_out_note(samples: Samples, nominal: dict[str, np.ndarray], cards) ->
     if darkest <= WASHED_OUT:
         return []
     return [f"the card samples look washed out (their darkest is grey {darkest:.0f}, where a "
-            "shoe's interior and its ink are near black): if many cards go unread, take "
-            "them again with less exposure or light"]
+            f"shoe's interior and its ink are near black): {RETAKE}"]
 
 
 def _check_inked(samples: Samples, nominal: dict[str, np.ndarray], cards) -> None:

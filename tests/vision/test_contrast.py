@@ -11,7 +11,13 @@ import pytest
 
 from bench.vision import DEFAULT_SEED, design_seed, photo_session, photographed, photographed_dir
 from vision.cards import ALL_CARDS
-from vision.contrast import RESTORED_STRENGTH, ink_strength, paper_colour, restore_contrast
+from vision.contrast import (
+    RESTORED_STRENGTH,
+    RETAKE,
+    ink_strength,
+    paper_colour,
+    restore_contrast,
+)
 from vision.decks import decks_root, load_deck
 from vision.enrol import enrolment
 from vision.reader import Reader
@@ -93,6 +99,9 @@ def test_a_deck_photographed_faint_and_washed_out_reads_its_clear_cards(deck, tm
     result = enrolment(photographed_dir(deck, True, tmp_path / "samples", seed, session=session))
     assert any(note.startswith("the cards' ink in their samples is faint")
                for note in result.notes)
+    # Washed out as well: said too, and the advice to take them again given once.
+    assert any(note.startswith("the card samples look washed out") for note in result.notes)
+    assert sum(RETAKE in note for note in result.notes) == 1
     # The cut card and the back are learned as taken: their colour is the shoe's as well.
     taken = read_samples(tmp_path / "samples")
     for kind in ("cut", "back"):
