@@ -752,7 +752,7 @@ def _view(truth: str, number: int, window: np.ndarray, registration: Registratio
     zone = zone_picture(prepared, pose)
     return _View(truth, number, window, describe(prepared, pose, zone), kind_vector(prepared),
                  pose.score, likeness_vector(zone), blank_of_ink(prepared),
-                 card_above_window(prepared.small))
+                 card_above_window(prepared.small, prepared.small_gray))
 
 
 WASHED_OUT = 60  # grey level: the darkest of a camera's samples lifted above it is washed out

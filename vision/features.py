@@ -136,14 +136,14 @@ def _cell_slots(n: int, h: int, w: int, cell: int) -> np.ndarray:
     return _CELL_SLOTS[key]
 
 
-def surface_vector(small: np.ndarray) -> np.ndarray:
+def surface_vector(small: np.ndarray, hsv: np.ndarray | None = None) -> np.ndarray:
     """Chromaticity (3), log brightness, texture relative to brightness, mean saturation,
     and the share of paper (pale pixels near the brightest: a face is mostly paper), of
-    the window at a quarter size (`thumbnail`)."""
+    the window at a quarter size (`thumbnail`; `hsv`: it in HSV, if the caller has it)."""
     b, g, r, _ = cv2.mean(small)
     total = b + g + r + 1.0
     brightness = total / 3.0
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV) if hsv is None else hsv
     # Planes of their own: OpenCV's bindings copy a strided view at every call, slowly.
     _, saturation_map, value = cv2.split(hsv)
     laplacian = cv2.Laplacian(value, cv2.CV_16S)
@@ -212,15 +212,24 @@ PAPER_AT_TOP = 0.1  # share of the thumbnail's top row, right half, that must be
 PAPER_FLOOR = 45  # grey level: darker is never paper, however dim the frame
 
 
-def card_above_window(small: np.ndarray) -> bool:
-    """Whether the card reaches above the window (`small`: its `thumbnail`): some of the top
-    row of its right half, where no index is printed, is paper (brighter than half the
-    thumbnail's brightest). A card's index is printed just below its top edge, so a card
-    whose edge is in view, the surround above it, has not passed its index out of view."""
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+def card_above_window(small: np.ndarray, gray: np.ndarray | None = None) -> bool:
+    """Whether the card reaches above the window (`small`: its `thumbnail`; `gray`: that in
+    grey, if the caller has it): some of the top row of its right half is paper
+    (`paper_right`). A card's index is printed just below its top edge, so a card whose
+    edge is in view, the surround above it, has not passed its index out of view."""
+    _, paper = paper_right(small, gray)
+    return float(np.mean(paper[0])) >= PAPER_AT_TOP
+
+
+def paper_right(small: np.ndarray, gray: np.ndarray | None = None) -> tuple[np.ndarray,
+                                                                             np.ndarray]:
+    """The right half of the thumbnail `small` in grey, where no index is printed, and
+    where it is paper: brighter than half the thumbnail's brightest (PAPER_FLOOR at
+    least). `gray`: the thumbnail in grey, if the caller has it."""
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if gray is None else gray
     level = max(PAPER_FLOOR, 0.5 * float(gray.max()))
-    top = gray[0, gray.shape[1] // 2 :]
-    return float(np.mean(top > level)) >= PAPER_AT_TOP
+    right = gray[:, gray.shape[1] // 2 :]
+    return right, right > level
 
 
 # A card's top edge is straight across the window: a row or two below where paper first
@@ -234,15 +243,13 @@ EDGE_ROWS, EDGE_SHARE = 2, 0.7
 EDGE_CONTRAST = 0.5  # the rows just above the edge at most this share of those below
 
 
-def card_top_row(small: np.ndarray) -> int | None:
+def card_top_row(small: np.ndarray, gray: np.ndarray | None = None) -> int | None:
     """The row of the thumbnail `small` where the top edge of a card straight across it is
-    (the first whose right half is paper in part, as `card_above_window` tells paper, with
-    most of that half paper within EDGE_ROWS below, and the rows above far darker than
-    those below: EDGE_CONTRAST); None when there is no such edge."""
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    level = max(PAPER_FLOOR, 0.5 * float(gray.max()))
-    right = gray[:, gray.shape[1] // 2 :]
-    share = np.count_nonzero(right > level, axis=1) / right.shape[1]
+    (the first whose right half is paper in part, as `paper_right` tells paper, with most
+    of that half paper within EDGE_ROWS below, and the rows above far darker than those
+    below: EDGE_CONTRAST); None when there is no such edge. `gray`: as `paper_right`."""
+    right, paper = paper_right(small, gray)
+    share = np.count_nonzero(paper, axis=1) / right.shape[1]
     some, most = np.flatnonzero(share >= PAPER_AT_TOP), np.flatnonzero(share >= EDGE_SHARE)
     if (not len(some) or not len(most) or most[0] - some[0] > EDGE_ROWS or some[0] < 2
             or some[0] + 1 >= len(share)):  # no row below the edge to see the card in

@@ -46,18 +46,24 @@ class Prepared:
     """A window at nominal size, its thumbnail and surface statistics, and (made when first
     asked for: an empty window never needs it) its ink map."""
 
-    def __init__(self, image: np.ndarray, small: np.ndarray | None = None) -> None:
-        """`small`: the window's `thumbnail`, if the caller made it already."""
+    def __init__(self, image: np.ndarray, small: np.ndarray | None = None,
+                 small_gray: np.ndarray | None = None) -> None:
+        """`small`: the window's `thumbnail`, and `small_gray` that in grey, if the caller
+        made them already (every stage of a read looks at the thumbnail in grey, and two
+        in HSV: each is converted once)."""
         self.window = to_window(image)
         self.small = thumbnail(self.window) if small is None else small
-        self.surface = surface_vector(self.small)
+        self.small_gray = (cv2.cvtColor(self.small, cv2.COLOR_BGR2GRAY) if small_gray is None
+                           else small_gray)
+        self.small_hsv = cv2.cvtColor(self.small, cv2.COLOR_BGR2HSV)
+        self.surface = surface_vector(self.small, self.small_hsv)
         self._ink: np.ndarray | None = None
 
     @property
     def ink(self) -> np.ndarray:
         if self._ink is None:
             gray = cv2.cvtColor(self.window, cv2.COLOR_BGR2GRAY)
-            self._ink = ink_map(gray, cv2.cvtColor(self.small, cv2.COLOR_BGR2GRAY))
+            self._ink = ink_map(gray, self.small_gray)
         return self._ink
 
 
@@ -87,14 +93,12 @@ def kind_vector(prepared: Prepared) -> np.ndarray:
     whole window: surface statistics, a hue and saturation histogram (of the window's right
     and lower part: HUE_PART), its corner against that part (`corner_contrast`) and the
     coarse shape of its light and dark, none of which needs the index to be found."""
-    small = prepared.small
-    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    small, hsv = prepared.small, prepared.small_hsv
     h, w = hsv.shape[:2]
     part = np.ascontiguousarray(hsv[h // HUE_PART[1]:, w // HUE_PART[0]:])
     colours = cv2.calcHist([part], [0, 1], None, [HUES, SATURATIONS], [0, 180, 0, 256]).ravel()
     colours /= max(1.0, float(colours.sum()))
-    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)[1:49]
-    shape = orientation_histograms(gray, 8)
+    shape = orientation_histograms(prepared.small_gray[1:49], 8)
     return np.concatenate([prepared.surface, np.sqrt(colours), corner_contrast(small),
                            shape]).astype(np.float32)
 

@@ -99,11 +99,12 @@ class Reader:
         numbers = gate_vector(small)
         if self._gate.passes(small, numbers):  # plainly the empty shoe: most frames
             return Reading("empty", score=1.0)
-        top = card_top_row(small)
+        gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        top = card_top_row(small, gray)
         if top is not None and top * WINDOW_H / small.shape[0] >= ENTERING_BELOW:
             return Reading("unknown", reason="not sure: a card coming into the window, its "
                            "index zone not yet wholly in view")
-        prepared = Prepared(window, small)
+        prepared = Prepared(window, small, gray)
         p = self.profile
         glance = kind_vector(prepared)
         kind, kind_score, kind_margin, side_lead = glance_of(self._kinds, glance)
@@ -121,7 +122,8 @@ class Reader:
         # above the edge says otherwise, and it is read in full.
         if kind in FACE_SIDES and (
                 (at_a_glance and kind == PASSING)
-                or p.accepts(SIDE_STAGE, kind_score, side_lead)) and card_above_window(small):
+                or p.accepts(SIDE_STAGE, kind_score, side_lead)) and card_above_window(
+                    small, gray):
             return Reading("unknown", score=kind_score, reason=f"not a card: {_LOOKS[kind]}",
                            looks=kind)
         pose = self._registration.locate(prepared.ink)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 import mmap
 import os
 import pickle
@@ -48,7 +49,7 @@ STARTING_S = 30.0
 # (the dealer asks two ahead).
 RING = 4
 FRAME_SHAPE = (WINDOW_H, 2 * WINDOW_W, 3)  # a frame: the under and the over view side by side
-FRAME_BYTES = WINDOW_H * 2 * WINDOW_W * 3
+FRAME_BYTES = math.prod(FRAME_SHAPE)
 
 
 class RendererError(SabotError, RuntimeError):
