@@ -15,6 +15,9 @@ from typing import Any
 
 from controller.errors import ConfigError
 from controller.surveillance.messages import TABLE_ID
+from hardware.buttons import parse_button_config
+from hardware.errors import HardwareConfigError
+from hardware.lamps import parse_lamp_config
 
 
 @dataclass(frozen=True)
@@ -72,8 +75,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "backend": Key(str, "rpigpio", "lamp and button backend", ("rpigpio", "fake")),
         "debounce_ms": Key((int, float), 30, "button debounce time"),
         "lamps": Key(dict, DEFAULT_LAMP_PINS, "lamp name -> BCM pin, or { pin = N, "
-                     "active_low = true } (wiring and fail-safe polarity: docs/deploy.md)"),
-        "buttons": Key(dict, DEFAULT_BUTTON_PINS, "button name -> BCM pin"),
+                     "active_low = true } (wiring and fail-safe polarity: docs/deploy.md); "
+                     "the table replaces this wiring whole: a lamp not named is not wired"),
+        "buttons": Key(dict, DEFAULT_BUTTON_PINS, "button name -> BCM pin (the table "
+                       "replaces this wiring whole: a button not named is not wired)"),
     },
     "surveillance": {
         "mqtt": Key(str, "", "broker of the surveillance room, mqtt://host:port or "
@@ -102,6 +107,9 @@ def load_config(path: str) -> dict[str, dict[str, Any]]:
         raise ConfigError(f"{path}: no such config file") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML ({error})") from None
+    except UnicodeDecodeError as error:  # TOML is UTF-8 text
+        raise ConfigError(f"{path}: not a TOML text file (byte {error.start} is not "
+                          "UTF-8)") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read ({error.strerror})") from None
     return validate(raw, path)
@@ -170,8 +178,21 @@ def _check_ranges(config: dict, path: str) -> None:
         refuse("serial", "baud", f"a UART rate ({', '.join(map(str, UART_BAUDS))})")
     if config["gpio"]["debounce_ms"] != 0 and not 0 < config["gpio"]["debounce_ms"] <= 1000:
         refuse("gpio", "debounce_ms", "0-1000")
+    _check_wiring(config["gpio"], path)
     if config["surveillance"]["mqtt"]:
         broker_address(config, path)  # a wrong URL or a missing TLS file is named now
+
+
+def _check_wiring(gpio: dict, path: str) -> None:
+    """The lamps' and buttons' pins, checked as the panel will take them (a name, a pin in
+    range, no pin used twice), so that a wrong one is named with the file it is in before
+    the service starts, not after."""
+    try:
+        lamps = parse_lamp_config(gpio["lamps"])
+        parse_button_config(gpio["buttons"],
+                            taken={lamp.pin: f"lamps.{lamp.name}" for lamp in lamps.values()})
+    except HardwareConfigError as error:
+        raise ConfigError(f"{path}: [gpio] {error}") from None
 
 
 def broker_address(config: dict, path: str = "<config>"):

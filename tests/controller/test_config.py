@@ -50,6 +50,14 @@ def test_repository_example_config_is_in_step_with_the_schema():
     ({"gpio": {"debounce_ms": -5}}, "[gpio] debounce_ms must be 0-1000"),
     ({"table": {"id": ""}}, "[table] id must be 1-64 letters"),
     ({"table": {"id": "a/b"}}, "[table] id must be 1-64 letters"),
+    # The panel's wiring is checked with the file, not when the service opens the pins.
+    ({"gpio": {"lamps": {"fault": 99}}}, "[gpio] lamps.fault: BCM pin 99 is out of range"),
+    ({"gpio": {"lamps": {"fault": 4, "tie": 4}}}, "[gpio] BCM pin 4 is used by both"),
+    ({"gpio": {"lamps": {"fault": 23}}},
+     "[gpio] BCM pin 23 is used by both 'lamps.fault' and 'buttons.no_more_bets'"),
+    ({"gpio": {"lamps": {"fault": 4, "flash": 5}}}, "[gpio] lamps.flash: no such lamp"),
+    ({"gpio": {"lamps": {"tie": 5}}}, "[gpio] lamps.fault: missing"),
+    ({"gpio": {"buttons": {"no_more_bets": "x"}}}, "[gpio] buttons.no_more_bets: pin must be"),
 ])
 def test_wrong_keys_and_values_name_the_key_and_file(raw, message):
     with pytest.raises(ConfigError) as caught:
@@ -138,3 +146,15 @@ def test_the_surveillance_example_is_accepted_once_its_files_exist(tmp_path):
     config = validate(raw, "docs/surveillance.md example")
     assert config["surveillance"]["mqtt"].startswith("mqtts://")
     assert config["table"]["id"] == "baccarat-3"
+
+
+def test_a_config_that_is_not_utf8_text_is_refused_naming_the_file(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\xff\xfe AS\n")
+    with pytest.raises(ConfigError, match=r"config.toml: not a TOML text file \(byte 0 is not"):
+        load_config(str(path))
+
+
+def test_a_lamps_table_replaces_the_default_wiring_whole():
+    config = validate({"gpio": {"lamps": {"fault": 17}}})
+    assert config["gpio"]["lamps"] == {"fault": 17}  # player_draw's default pin 17 is free
