@@ -20,6 +20,11 @@ from vision.geometry import CARD_X0, CARD_X1, CARD_Y0, CARD_Y1
 
 CARD_ASPECT = 436 / 300  # height / width assumed when only the width is known
 MIN_CARD_FRACTION = 0.02  # of the frame's area
+# A card shows against the shoe's dark interior: a region brighter than the rest covering
+# nearly the whole frame is no card but the frame itself (a blank or overexposed frame, a
+# card held so near it fills the view), and a frame this flat shows nothing at all.
+MAX_CARD_FRACTION = 0.9
+MIN_SPREAD = 6.0  # grey levels
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,10 @@ class Calibration:
 
 
 def _card_outline(gray: np.ndarray) -> np.ndarray:
+    if float(gray.std()) < MIN_SPREAD:
+        raise CalibrationError("the frame is all one shade: no card against the shoe's "
+                               "interior in it; is a card face in front of the camera, and "
+                               "the light on?")
     blurred = cv2.GaussianBlur(gray, (5, 5), 0)
     _, bright = cv2.threshold(blurred, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     # Close the index and pips so the card is one solid region.
@@ -44,6 +53,10 @@ def _card_outline(gray: np.ndarray) -> np.ndarray:
     if cv2.contourArea(outline) < MIN_CARD_FRACTION * gray.size:
         raise CalibrationError("the brightest region is too small to be a card; is a card "
                                "face in front of the camera, and the light on?")
+    if cv2.contourArea(outline) > MAX_CARD_FRACTION * gray.size:
+        raise CalibrationError("the frame is bright nearly everywhere: no card against the "
+                               "shoe's dark interior in it (a card this near would fill the "
+                               "view); show one card face at its reading position")
     return outline
 
 
@@ -75,6 +88,12 @@ def find_window(frame: np.ndarray, card_width: float | None = None) -> Calibrati
     left, top_y = max(0, round(x0)), max(0, round(y0))
     right, bottom = min(frame_w, round(x1)), min(frame_h, round(y1))
     clipped = (left, top_y, right, bottom) != (round(x0), round(y0), round(x1), round(y1))
+    if x1 - x0 > frame_w or y1 - y0 > frame_h:
+        # Cut to the frame, such a window would show the reader another part of the card
+        # than the one it learned: a wrong --card-width, not a camera a little off centre.
+        raise CalibrationError(f"the window would be {x1 - x0:.0f} x {y1 - y0:.0f} pixels, "
+                               f"larger than the {frame_w} x {frame_h} frame: is --card-width "
+                               f"{card_width:g} right?")
     if right - left < 16 or bottom - top_y < 16:
         raise CalibrationError("the window would be under 16 pixels: is the camera that far?")
     window = (left, top_y, right - left, bottom - top_y)

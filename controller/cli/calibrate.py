@@ -18,8 +18,8 @@ def register(subparsers) -> None:
         description="Find the card in IMAGE (one camera frame with a card face at its reading "
         "position, against the dark shoe interior), set `[camera] window = [x, y, w, h]` in "
         "the config (only that key is changed, comments and layout are kept; the file is "
-        "created if missing), and write an annotated PNG showing the card, its index corner "
-        "and the window.",
+        "created if missing, in a directory that must exist), and write an annotated PNG "
+        "showing the card, its index corner and the window.",
     )
     parser.add_argument("image", metavar="IMAGE", help="a full camera frame")
     parser.add_argument("--config", required=True, metavar="PATH",

@@ -211,12 +211,16 @@ def broker_address(config: dict, path: str = "<config>"):
 
 
 def set_camera_window(path: str, window: tuple[int, int, int, int]) -> None:
-    """Set `[camera] window` in the TOML config at `path` (created if missing), keeping
+    """Set `[camera] window` in the TOML config at `path` (created if missing, never its
+    directory), keeping
     every other line, comment and layout as it was. An invalid file is left unchanged."""
     import tomlkit  # noqa: PLC0415 - only `sabot calibrate` writes a config
     from tomlkit.exceptions import TOMLKitError  # noqa: PLC0415
 
     file = Path(path)
+    if not file.parent.is_dir():  # a mistyped path is refused, not made
+        raise ConfigError(f"{file}: no such directory {str(file.parent)!r}; the config is "
+                          "written only into a directory that exists")
     try:
         text = file.read_text(encoding="utf-8") if file.exists() else ""
         document = tomlkit.parse(text)
@@ -231,7 +235,6 @@ def set_camera_window(path: str, window: tuple[int, int, int, int]) -> None:
     elif not isinstance(camera, dict):
         raise ConfigError(f"{file}: camera is not a [camera] table; left unchanged")
     camera["window"] = [int(v) for v in window]
-    file.parent.mkdir(parents=True, exist_ok=True)
     partial = file.with_name(f".{file.name}.new")
     try:
         partial.write_text(tomlkit.dumps(document), encoding="utf-8")

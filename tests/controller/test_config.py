@@ -117,6 +117,10 @@ def test_calibrate_sets_only_the_window_and_keeps_comments_and_layout(tmp_path):
 
 def test_calibrate_adds_the_camera_table_or_creates_the_file(tmp_path):
     config = tmp_path / "etc" / "config.toml"
+    with pytest.raises(ConfigError, match="no such directory"):  # a mistyped path
+        set_camera_window(str(config), (1, 2, 3, 4))
+    assert not config.parent.exists()
+    config.parent.mkdir()
     set_camera_window(str(config), (1, 2, 3, 4))
     assert tomllib.loads(config.read_text()) == {"camera": {"window": [1, 2, 3, 4]}}
     other = tmp_path / "other.toml"

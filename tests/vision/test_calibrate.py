@@ -68,3 +68,38 @@ def test_calibrate_asks_for_the_config_rather_than_writing_etc(tmp_path, vector_
         main(["calibrate", str(image)])
     assert stopped.value.code == 2
     assert "--config" in capsys.readouterr().err
+
+
+def _paper_filling_the_frame() -> np.ndarray:
+    """Bright paper with dark print all over, to the frame's edges."""
+    frame = np.full((480, 640, 3), 225, np.uint8)
+    for k in range(40):
+        cv2.putText(frame, "7", (15 * k % 620, 20 + 11 * k), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
+                    (20, 20, 20), 2)
+    return frame
+
+
+@pytest.mark.parametrize("frame, message", [
+    (np.full((480, 640, 3), 200, np.uint8), "all one shade"),
+    (_paper_filling_the_frame(), "bright nearly everywhere"),
+])
+def test_a_frame_with_no_card_against_the_interior_says_so(frame, message):
+    """Not "the card runs off the frame", as a blank or overexposed frame was told."""
+    with pytest.raises(CalibrationError, match=message):
+        find_window(frame)
+
+
+def test_a_card_width_that_makes_the_window_larger_than_the_frame_is_refused(vector_deck):
+    frame = camera_frame(vector_deck, "AS", corner=(300, 40), card_width=400)
+    with pytest.raises(CalibrationError, match="larger than the 640 x 480 frame: is "
+                                               "--card-width 5000 right"):
+        find_window(frame, card_width=5000)
+
+
+def test_calibrate_writes_no_directory_that_is_not_there(tmp_path, vector_deck, capsys):
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), camera_frame(vector_deck, "QS"))
+    config = tmp_path / "no" / "such" / "config.toml"
+    assert main(["calibrate", str(image), "--config", str(config)]) == 2
+    assert "no such directory" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
