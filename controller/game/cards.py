@@ -57,7 +57,10 @@ def _rank_value(rank: str) -> int:
 
 def burn_value(code: str) -> int:
     """Rule 7.5: for the burn, 10/J/Q/K count ten and an ace one."""
-    return point_value(code) or 10
+    return point_value(code) or MAX_BURNED
+
+
+MAX_BURNED = 10  # the most cards a burn draws after its first (rule 7.5: a ten or a court)
 
 
 def is_pair(hand: list[str] | tuple[str, ...]) -> bool:

@@ -1,0 +1,36 @@
+"""`sabot shuffle`: a shoe any table can deal, and can deal again."""
+
+import json
+
+from controller.cli import main
+
+
+def _shuffle(capsys, *args) -> tuple[int, str, str]:
+    status = main(["shuffle", *args])
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_rule_7_4_a_cutting_card_the_burn_could_draw_is_refused(capsys):
+    status, out, err = _shuffle(capsys, "--decks", "1", "--cut", "42")
+    assert status == 2 and out == ""
+    assert "--cut 42: a 1-deck shoe has 52 cards, so the cutting card goes at most 41" in err
+
+
+def test_rule_7_4_the_deepest_cut_allowed_is_dealt_without_a_fault(capsys, monkeypatch):
+    status, shoe, _ = _shuffle(capsys, "--decks", "1", "--cut", "41", "--seed", "3")
+    assert status == 0
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO(shoe))
+    assert main(["deal", "-", "--decks", "1", "--json"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert not any(e["event"] in ("fault", "irregularity") for e in events)
+    assert sum(e["event"] == "shoe_end" for e in events) == 1
+
+
+def test_a_shoe_shuffled_without_a_seed_names_the_seed_that_shuffles_it_again(capsys):
+    status, first, _ = _shuffle(capsys, "--decks", "2")
+    header = first.splitlines()[0]
+    assert status == 0 and header.startswith("# 2-deck shoe, seed ")
+    seed = header.rsplit(" ", 1)[1]
+    assert seed.isdigit()  # not "None"
+    assert _shuffle(capsys, "--decks", "2", "--seed", seed)[1] == first
