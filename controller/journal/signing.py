@@ -112,6 +112,9 @@ def load_public_key(path: str | Path) -> Ed25519PublicKey:
         raise JournalKeyError(f"{path}: not a key file") from None
     if text.startswith(PUBLIC_PREFIX):
         return public_key_from_hex(text[len(PUBLIC_PREFIX):].strip(), str(path))
+    if not text.startswith("-----BEGIN"):
+        raise JournalKeyError(f"{path}: not a journal key: a public key file (KEY.pub) holds "
+                              f"one line '{PUBLIC_PREFIX}<64 hex digits>'")
     return _private_from_pem(text.encode(), path).public_key()
 
 

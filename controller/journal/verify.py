@@ -80,12 +80,18 @@ def _signature_problem(rows: list[tuple], signed: list[Anchor], key, anchor) -> 
         trusted = anchor.key
         if anchor.seq < 1:
             return f"the anchor names record {anchor.seq}: records are numbered from 1"
+        # A journal holding nothing the anchor's key signed may be another table's (or
+        # this one, rewritten whole): the verdict is the same, the message says both.
+        foreign = ("" if any(head.key == anchor.key for head in signed) else
+                   f", and no record of this journal is signed by the anchor's key "
+                   f"{anchor.key[:16]}...: the anchor is of another journal, or this one was")
         if anchor.seq > len(rows):
             return (f"the journal ends at record {len(rows)}, but the anchor names record "
-                    f"{anchor.seq}: records were cut off")
+                    f"{anchor.seq}" + (f"{foreign} cut short" if foreign
+                                       else ": records were cut off"))
         if hashes[anchor.seq] != anchor.hash:
-            return (f"record {anchor.seq} is not the one the anchor signed: the journal was "
-                    "rewritten")
+            return (f"record {anchor.seq} is not the one the anchor signed"
+                    + (f"{foreign} rewritten" if foreign else ": the journal was rewritten"))
     for head in signed:
         if hashes.get(head.seq) != head.hash:
             return (f"the signed head of record {head.seq} names a hash the journal does not "

@@ -152,7 +152,9 @@ def test_verify_prints_an_anchor_and_checks_a_journal_against_it(tmp_path, capsy
     ("--anchor", "{}", "an anchor is a JSON object with exactly seq, hash, key, signature"),
     ("--anchor", "not json", "not an anchor"),
     ("--key", "ed25519 12ab", "not an Ed25519 public key"),
-    ("--key", "", "not an unencrypted PEM private key"),
+    ("--key", "", "not a journal key: a public key file (KEY.pub) holds one line"),
+    ("--key", "shoe8 AS KD", "not a journal key: a public key file (KEY.pub) holds one line"),
+    ("--key", "-----BEGIN PRIVATE KEY-----\nxx\n", "not an unencrypted PEM private key"),
 ])
 def test_a_bad_key_or_anchor_file_is_a_clear_error(tmp_path, capsys, option, content, expected):
     path, _ = signed_deal(tmp_path)
@@ -171,3 +173,17 @@ def test_an_unsigned_journal_says_so_and_has_no_anchor(tmp_path, capsys):
     assert "not signed" in capsys.readouterr().out
     assert main(["verify", str(path), "--print-anchor"]) == 1
     assert "no anchor to print" in capsys.readouterr().out
+
+
+def test_an_anchor_of_another_journal_is_said_to_be_possibly_that(tmp_path, capsys):
+    """Not only "rewritten": an unsigned journal holds nothing the anchor's key signed."""
+    path, _ = signed_deal(tmp_path)
+    anchor_file = tmp_path / "anchor.json"
+    assert main(["verify", str(path), "--print-anchor"]) == 0
+    anchor_file.write_text(capsys.readouterr().out)
+    other = tmp_path / "other.db"
+    with Journal(str(other)) as journal:
+        TableService(journal, SETTINGS).recover()
+    assert main(["verify", str(other), "--anchor", str(anchor_file)]) == 1
+    out = capsys.readouterr().out
+    assert "the anchor is of another journal, or this one was cut short" in out
