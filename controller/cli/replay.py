@@ -1,4 +1,5 @@
-"""`sabot replay JOURNAL`: print a journaled shoe as `sabot deal` does; `--follow` goes on
+"""`sabot replay JOURNAL`: print a journaled shoe as `sabot deal` does (with `--json`, the
+same lines: `journal.replay.DealOrder`); `--follow` goes on
 printing events as the service journals them, like `tail -f`."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ import sys
 
 from controller.cli._output import EventPrinter
 from controller.journal.follow import follow
-from controller.journal.replay import settings_of_meta
+from controller.journal.replay import DealOrder, settings_of_meta
 from controller.journal.verify import verify
 
 
@@ -30,16 +31,20 @@ def run(args) -> int:
                   "follows is what it holds, which may not be what happened", file=sys.stderr)
     printer = EventPrinter(args.json, flush=args.follow)
     records = follow(args.journal, poll=0.2, forever=args.follow)
+    order: DealOrder | None = None
     try:
         for record in records:
             if record.kind == "meta":
                 # The first shoe's header, as `sabot deal` prints it: its settings are in the
                 # journal's meta record (later shoes have their own new_shoe events).
                 settings = settings_of_meta(record, args.journal)
+                order = DealOrder(settings)
                 printer({"event": "new_shoe", "shoe": 1, "decks": settings["decks"],
                          "style": settings["style"]})
+            elif record.kind == "observation" and order is not None:
+                order.observed(record.body)
             elif record.kind == "event":
-                printer(record.body)
+                printer(record.body if order is None else order.event(record.body))
     finally:
         printer.close()
     return 0

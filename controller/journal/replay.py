@@ -105,6 +105,31 @@ def replay(journal: Journal) -> Replayed:
     return replayed
 
 
+class DealOrder:
+    """Journaled events with their keys in the order `sabot deal` prints them. The journal
+    keeps a record's keys sorted (its hash is over one canonical text); the table, fed the
+    journal's observations again as they come, produces each event anew in its own order,
+    which is printed wherever it is the event journaled. Where it is not (a journal of an
+    earlier version), the journal's own record is printed as it is."""
+
+    def __init__(self, settings: dict) -> None:
+        self._table = Table(**settings)
+        self._pending: list[dict] = []
+
+    def observed(self, body: dict) -> None:
+        """A journaled observation: the events it causes come next."""
+        try:
+            self._pending = self._table.apply(observation_from_dict(body))
+        except (ValueError, TypeError):
+            self._pending = []  # unreadable here: `verify` says so; print the records
+
+    def event(self, body: dict) -> dict:
+        if self._pending and self._pending[0] == body:
+            return self._pending.pop(0)
+        self._pending = []  # out of step until the next observation
+        return body
+
+
 def input_steps(journaled: list[Observation]) -> list[Observation]:
     """The journaled observations that stand for steps of the input: all but the faults of
     the equipment (a stale camera, a lost link), which no input spells."""

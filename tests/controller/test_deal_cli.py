@@ -140,8 +140,10 @@ def test_replay_prints_the_first_shoe_header_as_deal_does(capsys, monkeypatch, t
                            "--journal", journal)
     assert main(["replay", journal, "--json"]) == 0
     replayed = capsys.readouterr().out
-    assert [json.loads(line) for line in replayed.splitlines()] == [
-        json.loads(line) for line in dealt.splitlines() if '"input_end"' not in line]
+    # The same lines, keys in deal's order too, though the journal keeps them sorted.
+    assert replayed.splitlines() == [
+        line for line in dealt.splitlines() if '"input_end"' not in line]
+    assert replayed.splitlines()[1].startswith('{"event": "burn", "cards": [')
     assert main(["replay", journal]) == 0
     assert capsys.readouterr().out.startswith("\n== shoe 1: 1 deck, dealing style A\n")
 
