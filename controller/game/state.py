@@ -81,7 +81,8 @@ class TableState:
         return {
             "shoe": self.shoe,
             "phase": self.phase,
-            "round": self.round_number,
+            # Once the shoe has ended no round comes next: its last one.
+            "round": self.rounds if self.phase == ENDED else self.round_number,
             "player": list(self.player),
             "banker": list(self.banker),
             "player_total": hand_total(self.player),

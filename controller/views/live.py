@@ -15,7 +15,7 @@ from contract import LAMP_NAMES
 from controller.game.cards import hand_total
 from controller.game.roads import ROWS, big_road, width
 from controller.game.roads import bead_plate as plate
-from controller.game.state import TableState
+from controller.game.state import ENDED, TableState
 
 _LAMP_STYLE = {
     "player_draw": "bold white on blue", "player_stand": "bold white on blue",
@@ -121,9 +121,13 @@ def table_view(title: str, state: TableState, lit: frozenset[str], shown: list[d
     irregularities = [e for e in shown if e["event"] == "irregularity"]
     last = rounds[-1] if rounds else None
     results = [r["result"] for r in rounds if not r["void"]]
-    bets = "no more bets" if state.bets_closed else "bets open"
-    status = (f"shoe {state.shoe}  round {state.round_number}  cards left {state.cards_left}"
-              f"  {state.phase}  {bets}")
+    if state.phase == ENDED:  # no round comes next, and no bets are taken
+        status = (f"shoe {state.shoe}  ended after round {state.rounds}  cards left "
+                  f"{state.cards_left}")
+    else:
+        bets = "no more bets" if state.bets_closed else "bets open"
+        status = (f"shoe {state.shoe}  round {state.round_number}  cards left "
+                  f"{state.cards_left}  {state.phase}  {bets}")
     parts = [Text(status, style="bold"), lamp_strip(lit), hands(state, last)]
     if state.burn_cards:
         parts.append(Text(f"burn: {state.burn_cards[0]} shown, {len(state.burn_cards) - 1} "

@@ -61,3 +61,23 @@ def test_during_the_burn_the_view_says_what_was_shown():
     console = Console(width=80, record=True)
     console.print(table_view("t", table.state, table.lamps(), kept, width=80))
     assert "burn: 3H shown" in console.export_text()
+
+
+def test_after_the_shoe_ends_the_view_and_the_state_name_its_last_round():
+    """Not the round after it (rules 9.7/9.8: no round follows), and no bets are open."""
+    from controller.game import observations as obs
+    from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
+
+    table = Table(decks=1, style="A", require_no_more_bets=False)
+    kept: list[dict] = []
+    for observation in dealt_until_shoe_end(shuffled_shoe(1, seed=1), 1):
+        kept = shoe_rounds(kept, table.apply(observation))
+    rounds = table.state.rounds
+    assert table.state.phase == "ended" and rounds > 1
+    assert table.state.snapshot()["round"] == rounds
+    console = Console(width=80, record=True)
+    console.print(table_view("sabot simulate - table-1", table.state, table.lamps(), kept))
+    text = console.export_text()
+    assert f"ended after round {rounds}" in text and "bets open" not in text
+    table.apply(obs.Card("KD"))  # a card after the end is a fault of that last round
+    assert table.state.snapshot()["round"] == rounds
