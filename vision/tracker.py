@@ -88,6 +88,7 @@ class _Passage:
     joker_at: int | None = None  # first frame of the first `confirm` frames read as a joker
     tops: dict[str, float] = field(default_factory=dict)  # per face: its index's highest row
     slid_back: bool = False
+    over_given: bool = False  # the shoe has an over view: frames of it came with this card
 
 
 # Rows the index of the decided card must be seen below its highest place in the passage to
@@ -208,6 +209,7 @@ class Tracker:
         # back taken for a face's side here, the over view would lose frames, and a face-up
         # card it then failed to read is unreadable (the table halts), never another card.
         # Once the card is decided the over view can change nothing, and is not read either.
+        passage.over_given |= over is not None
         if (over is not None and not label.startswith("face:") and not passage.decided
                 and reading.looks not in FACE_SIDES):
             over_reading = self.reader.read(over, back_expected=True)
@@ -276,7 +278,9 @@ class Tracker:
         elif passage.back_seen:
             # Before the joker: a card whose back the under view saw may be a face-up card
             # of the shoe, which the table must not set aside as a joker uncounted.
-            reason = "face-up card: its back was seen and no over view read its face"
+            reason = ("face-up card: its back was seen and no over view read its face"
+                      if passage.over_given else "face-up card: its back was seen, and this "
+                      "shoe has no camera above the card to read its face")
         elif passage.joker_at is not None:
             # Told apart from an unreadable card: a joker is not one of the shoe's cards.
             return [Unreadable(JOKER, passage.joker_at)]

@@ -105,6 +105,21 @@ def test_face_up_card_without_an_over_view_is_unreadable(vector_deck, vector_rea
     frames = shoe_frames(vector_deck, ["BACK"], np.random.default_rng(27))
     [event] = _track(vector_reader, frames, trigger=True)
     assert isinstance(event, Unreadable) and "face-up" in event.reason
+    assert "this shoe has no camera above the card to read its face" in event.reason
+
+
+def test_a_face_up_card_the_over_view_did_not_read_says_so(vector_deck, vector_reader):
+    """The fault names the over view only on a shoe that has one."""
+    rng = np.random.default_rng(27)
+    blank = render_window(vector_deck, "EMPTY")
+    tracker = Tracker(vector_reader)
+    events = []
+    for under, _, present in two_view_frames(vector_deck, "4S", rng, face_up=True):
+        events += tracker.feed(under, card_present=present, over=blank)
+    events += tracker.flush()
+    [event] = events
+    assert isinstance(event, Unreadable)
+    assert event.reason == "face-up card: its back was seen and no over view read its face"
 
 
 def test_image_only_tracking_splits_two_cards_without_a_gap(vector_deck, vector_reader):
