@@ -86,6 +86,8 @@ def run(args) -> int:
     with build_simulation(settings, journal_path, deck_name=args.deck, seed=args.seed,
                           speed=speed, sink=printer, broker=broker, table_id=args.table,
                           damage=args.damage, reader=reader) as sim:
+        if reader is not None:
+            _say_if_the_profile_reads_another_design(reader, sim.deck, args.profile)
         remaining = observations[len(input_steps(sim.resumed)):]
         if sim.resumed:
             print(f"sabot simulate: resuming after {len(sim.resumed)} journaled observations",
@@ -112,3 +114,19 @@ def run(args) -> int:
               f"frame-to-lamp latency p50 {stats['latency_ms_p50']} ms, "
               f"p99 {stats['latency_ms_p99']} ms; journal {journal_path}")
     return status
+
+
+SAMPLED = ("AS", "7D", "10C", "KH")  # a few cards of every look: pips, a ten, a court card
+
+
+def _say_if_the_profile_reads_another_design(reader, deck, profile: str) -> None:
+    """A profile shown a design it was not enrolled from reads every card unreadable: say
+    why before the shoe halts at its first card, from a few of the design's cards in place."""
+    from vision.synth import render_window  # noqa: PLC0415 - only with --profile
+
+    read = sum(reader.read(render_window(deck, code)).card == code for code in SAMPLED)
+    if read < len(SAMPLED) - 1:
+        print(f"sabot simulate: warning: {profile} reads {read} of {len(SAMPLED)} cards of the "
+              f"{deck.name} design shown in place: is it that design's profile? (--deck DIR "
+              "shows the design it was enrolled from; without --deck, the built-in one)",
+              file=sys.stderr)

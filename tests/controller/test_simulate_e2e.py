@@ -127,3 +127,22 @@ def test_simulate_on_a_real_design_prints_what_deal_prints(design, tmp_path, cap
     assert simulated.pop()["event"] == "stats"
     assert simulated == dealt
     assert sim_status == deal_status
+
+
+def test_a_profile_shown_another_design_is_said_to_be_perhaps_not_its_own(capsys):
+    """--profile without the --deck it was enrolled from read every card unreadable, and
+    nothing said why."""
+    from controller.sim.setup import deck_digest, enrolled_reader, profile_cache
+    from vision.decks import synthetic_deck
+
+    deck = synthetic_deck()
+    enrolled_reader(deck)  # the built-in design's profile, into the cache
+    profile = str(profile_cache() / f"{deck.name}-{deck_digest(deck)}.npz")
+    args = ["simulate", "--decks", "1", "--seed", "5", "--json", "--profile", profile]
+    assert main(args) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert main([*args, "--deck", "vector-playing-cards"]) == 4  # halted: unreadable
+    err = capsys.readouterr().err
+    assert f"warning: {profile} reads " in err
+    assert "of 4 cards of the vector-playing-cards design shown in place: is it that " \
+        "design's profile?" in err
