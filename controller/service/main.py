@@ -48,6 +48,9 @@ def camera_options(camera: dict, loop: bool = False) -> tuple[str, dict]:
         if not camera[key]:
             raise ConfigError(f"[camera] source = {kind!r} needs [camera] {key}")
         options[key] = camera[key]
+    if kind == "file" and not os.path.exists(camera["path"]):
+        raise ConfigError(f"[camera] path {camera['path']!r} does not exist (source = 'file' "
+                          "plays a recorded video or a folder of frames)")
     if kind in ("v4l2", "picamera2"):
         options |= {key: camera[key] for key in ("width", "height", "fps") if camera.get(key)}
     if kind == "synthetic":

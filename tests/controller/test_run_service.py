@@ -173,6 +173,12 @@ def test_synthetic_camera_is_refused_for_a_live_table():
         "v4l2", {"stale_after": 2.0, "device": "/dev/video0"})
 
 
+def test_a_recorded_camera_that_is_not_there_names_the_key(tmp_path):
+    missing = str(tmp_path / "rec.mjpeg")
+    with pytest.raises(ConfigError, match=r"\[camera\] path '.*rec.mjpeg' does not exist"):
+        camera_options({"source": "file", "path": missing, "stale_after_s": 2})
+
+
 def test_a_stop_signal_takes_no_lock_the_main_thread_may_hold():
     """Seen: `sabot run` never stopped on SIGTERM. The handler set the Event the main loop
     waited on, and the signal had come while the main thread held that Event's lock inside
@@ -196,10 +202,11 @@ def test_a_stop_signal_takes_no_lock_the_main_thread_may_hold():
     assert time.monotonic() - started < 1  # the loop sees it at once
 
 
-def test_loop_is_for_a_recorded_camera_only():
+def test_loop_is_for_a_recorded_camera_only(tmp_path):
     """`sabot run --loop`: a file camera played again at its end; a live one cannot be."""
-    assert camera_options({"source": "file", "path": "rec", "stale_after_s": 2}, loop=True) == (
-        "file", {"stale_after": 2.0, "loop": True, "path": "rec"})
+    rec = str(tmp_path)
+    assert camera_options({"source": "file", "path": rec, "stale_after_s": 2}, loop=True) == (
+        "file", {"stale_after": 2.0, "loop": True, "path": rec})
     with pytest.raises(ConfigError, match="--loop .* needs \\[camera\\] source = 'file', not "
                                           "'v4l2'"):
         camera_options({"source": "v4l2", "device": "/dev/video0", "stale_after_s": 2},
