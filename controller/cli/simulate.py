@@ -82,12 +82,14 @@ def run(args) -> int:
     # read is journaled as unreadable where the input has the card.
     check_journal_continues(journal_path, observations, camera=True)
     printer = EventPrinter(True) if args.json else None
-    started = time.monotonic()
     with build_simulation(settings, journal_path, deck_name=args.deck, seed=args.seed,
                           speed=speed, sink=printer, broker=broker, table_id=args.table,
                           damage=args.damage, reader=reader) as sim:
         if reader is not None:
             _say_if_the_profile_reads_another_design(reader, sim.deck, args.profile)
+        # The shoe's time, from its first card: not the design's learning (once, cached) nor
+        # the start of the emulated shoe.
+        started = time.monotonic()
         remaining = observations[len(input_steps(sim.resumed)):]
         if sim.resumed:
             print(f"sabot simulate: resuming after {len(sim.resumed)} journaled observations",
