@@ -14,6 +14,8 @@ from typing import TextIO
 
 from controller.cli._numbers import number
 from controller.errors import SabotError
+from controller.game import observations as obs
+from controller.game.script import parse_script, read_input
 from firmware_bridge.emulator import HISTORY, ShoeEmulator
 from firmware_bridge.errors import MessageError
 from firmware_bridge.faults import Faults
@@ -130,6 +132,9 @@ def _at(text: str) -> tuple[int, int]:
 
 
 def run(args) -> int:
+    # Read before anything opens, with or without --camera: a wrong file is named at once,
+    # not at the first `card` (without the camera it would never be read at all).
+    order = shoe_order(args.shoe) if args.shoe is not None else None
     faults = Faults.damaged(args.damage)
     emulator = ShoeEmulator(
         timing=LinkTiming(), firmware=args.firmware, queue_limit=args.queue, seed=args.seed,
@@ -143,7 +148,7 @@ def run(args) -> int:
     # held by this very thread when the signal came (see controller.service.main).
     terminated: list[int] = []
     signal.signal(signal.SIGTERM, lambda signum, frame: terminated.append(signum))
-    dealer = camera_dealer(args, shoe) if args.camera is not None else None
+    dealer = camera_dealer(args, shoe, order) if args.camera is not None else None
     with shoe:
         say(sys.stdout, "device", shoe.device)
         if dealer is not None:
@@ -171,12 +176,18 @@ def run(args) -> int:
     return 0
 
 
-def camera_dealer(args, shoe: PtyShoe):
+def shoe_order(path: str) -> list[obs.Observation]:
+    """The tokens of the --shoe file; InputError names a missing file or a bad token."""
+    text, source = read_input(path)
+    return [step.observation for step in parse_script(text, source)]
+
+
+def camera_dealer(args, shoe: PtyShoe, order: list[obs.Observation] | None):
     from controller.sim.camera_dealer import CameraDealer  # noqa: PLC0415 - OpenCV only here
 
     return CameraDealer.open(shoe, deck=args.deck, port=args.camera, fps=args.fps,
                              frames_per_card=args.frames_per_card, at=args.window,
-                             shoe_file=args.shoe, seed=args.seed,
+                             order=order, seed=args.seed,
                              on_card=lambda code: say(sys.stdout, "shown", code))
 
 

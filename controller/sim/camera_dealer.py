@@ -9,7 +9,7 @@ from collections import deque
 
 from controller.game import observations as obs
 from controller.game.cards import parse_card
-from controller.game.script import parse_script, read_input
+from controller.game.script import parse_script
 from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.sim.camera import ShoeCamera
 from controller.sim.dealer import BUTTON_OF, dealt_code
@@ -25,15 +25,12 @@ class CameraDealer:
     @classmethod
     def open(cls, shoe, *, deck: str = "synthetic", port: int = 0, fps: float = 30.0,
              frames_per_card: int = 24, at: tuple[int, int] = (40, 30),
-             shoe_file: str | None = None,
+             order: list[obs.Observation] | None = None,
              seed: int | None = None, on_card=None) -> CameraDealer:
-        """`shoe` is the emulated shoe (PtyShoe: its sensor and buttons); `shoe_file` the
-        order dealt by `deal_next` (default: a shuffled 8-deck shoe to its end)."""
+        """`shoe` is the emulated shoe (PtyShoe: its sensor and buttons); `order` what
+        `deal_next` deals (default: a shuffled 8-deck shoe to its end)."""
         design = synthetic_deck() if deck == "synthetic" else load_deck(deck)
-        if shoe_file is not None:
-            text, source = read_input(shoe_file)
-            order = [step.observation for step in parse_script(text, source)]
-        else:
+        if order is None:
             order = dealt_until_shoe_end(shuffled_shoe(8, seed=seed), 8)
         camera = ShoeCamera(shoe, design, fps=fps, at=at, frames_per_card=frames_per_card,
                             seed=seed, port=port, on_card=on_card)

@@ -82,3 +82,15 @@ def test_link_never_replaces_a_file_that_is_not_a_symlink(tmp_path, capsys):
     assert main(["emulate-shoe", "--link", str(precious)]) == 3
     assert "exists and is not a symlink" in capsys.readouterr().err
     assert precious.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("camera", [[], ["--camera", "0"]], ids=["alone", "with-camera"])
+def test_a_shoe_file_that_does_not_exist_is_refused_with_or_without_the_camera(
+        tmp_path, capsys, monkeypatch, camera):
+    """Without --camera, --shoe used to be never read: a missing file was accepted silently."""
+    from controller.cli import main  # noqa: PLC0415
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))  # were it accepted: stop at once
+    missing = tmp_path / "nope.txt"
+    assert main(["emulate-shoe", "--shoe", str(missing), *camera]) == 2
+    assert capsys.readouterr().err == f"sabot emulate-shoe: {missing}: no such file\n"
