@@ -40,6 +40,9 @@ commands on stdin, one per line (also from a pipe or a FIFO):
   unplug | replug     close the pty / open a new one behind --link
   status              print counters, queue, lamps, link state
   quit                stop
+At the end of its input (a file or a pipe that ends, < /dev/null, Ctrl-D) it stops once what
+was asked is done: the cards dealt have passed the camera and a connected host has taken
+every event; with --interval, once its --cards (or, with --camera, the order) are dealt.
 Output lines are `key: value`; `device:` comes first (and `camera:`, its URL), then `lamps:`
 and `link:` changes, and `shown:` for each card as the camera starts to show it.
 """
@@ -154,17 +157,20 @@ def run(args) -> int:
         if dealer is not None:
             dealer.camera.start()
             say(sys.stdout, "camera", dealer.camera.url)
-        threads = [threading.Thread(target=watch, args=(shoe, sys.stdout, stop), daemon=True)]
+        threading.Thread(target=watch, args=(shoe, sys.stdout, stop), daemon=True).start()
+        dealing = None
         if args.interval:
-            threads.append(threading.Thread(
+            dealing = threading.Thread(
                 target=auto_deal, args=(dealer or shoe, args.interval, args.cards, stop),
-                daemon=True))  # fmt: skip
-        for thread in threads:
-            thread.start()
-        reader = threading.Thread(
-            target=lambda: (serve(shoe, sys.stdin, sys.stdout, dealer), stop.set()),
-            daemon=True)
-        reader.start()
+                daemon=True)  # fmt: skip
+            dealing.start()
+
+        def commands() -> None:
+            if not serve(shoe, sys.stdin, sys.stdout, dealer):
+                finish(shoe, dealer, dealing)
+            stop.set()
+
+        threading.Thread(target=commands, daemon=True).start()
         try:
             while not (stop.is_set() or terminated):
                 time.sleep(0.2)
@@ -196,20 +202,32 @@ def say(out: TextIO, key: str, value: object) -> None:
     out.flush()
 
 
-def serve(shoe: PtyShoe, lines: Iterable[str], out: TextIO, dealer=None) -> None:
-    """Obey commands until `quit` (returns) or the end of input (keeps serving until EOF)."""
+def serve(shoe: PtyShoe, lines: Iterable[str], out: TextIO, dealer=None) -> bool:
+    """Obey commands until `quit` (True) or the end of input (False)."""
     for line in lines:
         words = shlex.split(line, comments=True)
         if not words:
             continue
         if words[0] == "quit":
-            return
+            return True
         try:
             obey(shoe, words, out, dealer)
         except (MessageError, ValueError, IndexError, SabotError) as error:
             say(out, "error", f"{line.strip()!r}: {error or 'missing argument'}")
-    if not getattr(lines, "isatty", lambda: True)():
-        threading.Event().wait()  # stdin was a file or /dev/null: keep serving until killed
+    return False
+
+
+def finish(shoe: PtyShoe, dealer=None, dealing: threading.Thread | None = None) -> None:
+    """Wait until what was asked before the end of input is done, so that a script piped in
+    is played to its end: --interval's cards dealt (never, without --cards or the camera's
+    order to end it), the cards dealt past the camera, and, while a host is connected,
+    every event taken by it (a host that goes away takes the link down within a second)."""
+    if dealing is not None:
+        dealing.join()
+    if dealer is not None:
+        dealer.camera.idle()
+    while shoe.emulator.up and shoe.emulator.queued:
+        time.sleep(0.02)
 
 
 def obey(shoe: PtyShoe, words: list[str], out: TextIO, dealer=None) -> None:

@@ -1,5 +1,7 @@
 import argparse
 import io
+import subprocess
+import sys
 import threading
 import time
 
@@ -7,6 +9,8 @@ import pytest
 
 from controller.cli import emulate_shoe
 from firmware_bridge.messages import ButtonPressed, CardGone, CardPresent, LidChanged, LinkUp
+
+CLI = [sys.executable, "-m", "controller.cli"]
 
 
 def parse(*argv):
@@ -94,3 +98,30 @@ def test_a_shoe_file_that_does_not_exist_is_refused_with_or_without_the_camera(
     missing = tmp_path / "nope.txt"
     assert main(["emulate-shoe", "--shoe", str(missing), *camera]) == 2
     assert capsys.readouterr().err == f"sabot emulate-shoe: {missing}: no such file\n"
+
+
+def test_it_stops_with_status_0_at_the_end_of_its_input():
+    """It used to serve until killed once stdin had ended (< /dev/null, a script piped in)."""
+    done = subprocess.run([*CLI, "emulate-shoe"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=30)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("device: /dev/")
+
+
+def test_at_the_end_of_its_input_the_cards_asked_for_pass_the_camera_first(tmp_path):
+    (tmp_path / "order.txt").write_text("AS KD NMB 2C\n")
+    done = subprocess.run([*CLI, "emulate-shoe", "--camera", "0", "--shoe",
+                           str(tmp_path / "order.txt"), "--fps", "120",
+                           "--frames-per-card", "8"],
+                          input="card 9\n", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    shown = [line for line in done.stdout.splitlines() if line.startswith("shown: ")]
+    assert shown == ["shown: AS", "shown: KD", "shown: 2C"]
+
+
+def test_at_the_end_of_its_input_a_connected_host_is_given_every_event_first(rig):
+    shoe, _, got = rig()
+    assert emulate_shoe.serve(shoe, ["card 3"], io.StringIO()) is False  # not `quit`
+    emulate_shoe.finish(shoe)
+    assert shoe.emulator.queued == 0
+    got.until(lambda events: sum(isinstance(e, CardGone) for e in events) == 3)
