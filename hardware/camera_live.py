@@ -22,6 +22,11 @@ class V4l2Source(FrameSource):
     def open(self) -> None:
         import cv2
 
+        # OpenCV's own "[ WARN:0@0.578] ... VIDEOIO(V4L2): backend is generally available..."
+        # came at every attempt to open a missing device (every 0.5 s), beside our one clear
+        # warning for it. Process-wide (its Python binding has no level per backend); its
+        # errors still show.
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
         self._capture = cv2.VideoCapture(self.device, cv2.CAP_V4L2)
         if not self._capture.isOpened():
             raise CameraError(f"cannot open V4L2 device {self.device!r} (is it plugged in, "

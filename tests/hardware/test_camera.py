@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from hardware.camera import FileSource, FrameSource, SyntheticSource, open_camera
+from hardware.camera_live import V4l2Source
 from hardware.errors import (
     BackendUnavailableError,
     CameraError,
@@ -216,6 +217,20 @@ def test_v4l2_device_that_cannot_open_reads_as_stale_naming_the_device(mocker):
     cam = open_camera("v4l2", device=3, stale_after=0.2, reconnect_after=0.01)
     with cam, pytest.raises(CameraStalledError, match="cannot open V4L2 device 3"):
         cam.read()
+
+
+def test_a_v4l2_device_that_cannot_open_adds_no_warning_of_opencvs_own(tmp_path, capfd):
+    """OpenCV printed "[ WARN:0@0.578] global cap.cpp:212 open VIDEOIO(V4L2): ..." at every
+    attempt (every 0.5 s in the service), beside Sabot's own warning."""
+    levels = cv2.utils.logging
+    before = levels.getLogLevel()
+    levels.setLogLevel(levels.LOG_LEVEL_WARNING)  # OpenCV's default, as a service starts
+    try:
+        with pytest.raises(CameraError, match="cannot open V4L2 device"):
+            V4l2Source(str(tmp_path / "video9")).open()
+    finally:
+        levels.setLogLevel(before)
+    assert capfd.readouterr().err == ""
 
 
 def test_picamera2_source_configures_bgr_video_and_delivers_arrays(mocker):
