@@ -4,6 +4,7 @@ lazily) and a first-class fake (an in-process broker), as python-can does for it
     client = open_client(address, client_id="sabot-table-7", will=("sabot/table-7/status",
                          b"offline"))
     client.on_connect = ...; client.on_disconnect = ...; client.on_ack = ...
+    client.on_connect_fail = ...         # (reason): an attempt found no broker; it tries again
     client.start()                       # connects in the background, reconnects by itself
     mid = client.publish(topic, payload, qos=1, retain=False)   # None when not connected
     client.subscribe("sabot/+/event", on_message)              # (topic, payload) callback
@@ -102,8 +103,11 @@ def _safe(url: str) -> str:
 class BrokerClient:
     """What every backend offers (see the module's docstring)."""
 
+    address: object  # the broker, as log lines name it (never with a password)
+
     def __init__(self) -> None:
         self.on_connect: Callable[[], None] = lambda: None
+        self.on_connect_fail: Callable[[str], None] = lambda reason: None
         self.on_disconnect: Callable[[str], None] = lambda reason: None
         self.on_ack: Callable[[int], None] = lambda mid: None
         self.connected = False
@@ -208,6 +212,7 @@ class MemoryClient(BrokerClient):
     def __init__(self, broker: MemoryBroker, client_id: str, will) -> None:
         super().__init__()
         self.broker, self.client_id, self.will = broker, client_id, will
+        self.address = "memory://"
         self.wants_connection = False
         self._subscriptions: list[tuple[str, OnMessage]] = []
         self._mid = 0
@@ -218,11 +223,15 @@ class MemoryClient(BrokerClient):
         self.try_connect()
 
     def try_connect(self) -> None:
-        if self.wants_connection and not self.connected and self.broker.attach(self):
-            self.connected = True
-            self.on_connect()
-            for topic_filter, on_message in list(self._subscriptions):
-                self._send_retained(topic_filter, on_message)
+        if not self.wants_connection or self.connected:
+            return
+        if not self.broker.attach(self):
+            self.on_connect_fail("broker down")
+            return
+        self.connected = True
+        self.on_connect()
+        for topic_filter, on_message in list(self._subscriptions):
+            self._send_retained(topic_filter, on_message)
 
     def lost(self, reason: str) -> None:
         if self.connected:

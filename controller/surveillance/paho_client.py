@@ -9,6 +9,7 @@ sends again from the journal once it is back.
 from __future__ import annotations
 
 import logging
+import sys
 
 from controller.surveillance.broker import (
     BrokerAddress,
@@ -53,6 +54,7 @@ class PahoClient(BrokerClient):
         # its queue), so paho's own queue stays that small.
         client.max_inflight_messages_set(100)
         client.on_connect = self._connected
+        client.on_connect_fail = self._connect_failed
         client.on_disconnect = self._disconnected
         client.on_publish = self._published
         client.on_message = self._message
@@ -99,6 +101,13 @@ class PahoClient(BrokerClient):
         for topic_filter, qos, _ in self._subscriptions:
             client.subscribe(topic_filter, qos=qos)
         self.on_connect()
+
+    def _connect_failed(self, client, userdata) -> None:
+        # paho calls this in its `except OSError:` without handing the error on: the reason
+        # ("Connection refused", "Name or service not known") is found there.
+        error = sys.exc_info()[1]
+        self.on_connect_fail((error.strerror or str(error)) if isinstance(error, OSError)
+                             else "no connection")
 
     def _disconnected(self, client, userdata, flags, reason_code, properties) -> None:
         was = self.connected

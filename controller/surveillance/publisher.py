@@ -57,8 +57,10 @@ class Publisher:
         self._acks: queue.SimpleQueue = queue.SimpleQueue()
         self._connects: queue.SimpleQueue = queue.SimpleQueue()
         client.on_ack = self._acks.put
-        client.on_connect = lambda: self._connects.put("up")
+        client.on_connect = self._connected
+        client.on_connect_fail = self._connect_failed
         client.on_disconnect = lambda reason: self._connects.put("down")
+        self.unreachable = False  # the client's last attempt to connect failed (its thread)
         # Owned by the publisher thread:
         self.acked = 0  # every event up to this seq is acknowledged by the broker
         self._cursor = 0  # the last record sent (or skipped: not an event)
@@ -122,6 +124,23 @@ class Publisher:
     @property
     def alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
+
+    # -- the client's thread -----------------------------------------------------------------
+
+    def _connected(self) -> None:
+        if self.unreachable:
+            log.info("the broker at %s is reached: publishing from the journal",
+                     self.client.address)
+        self.unreachable = False
+        self._connects.put("up")
+
+    def _connect_failed(self, reason: str) -> None:
+        if not self.unreachable:  # once, not at each of the client's attempts
+            log.warning("the broker at %s cannot be reached (%s); the table deals on, and its "
+                        "events wait in the journal until the broker takes them (this run "
+                        "keeps trying; the next start sends what is left)",
+                        self.client.address, reason)
+        self.unreachable = True
 
     # -- the publisher thread ----------------------------------------------------------------
 
