@@ -60,7 +60,10 @@ class Publisher:
         client.on_connect = self._connected
         client.on_connect_fail = self._connect_failed
         client.on_disconnect = lambda reason: self._connects.put("down")
-        self.unreachable = False  # the client's last attempt to connect failed (its thread)
+        # Set by the client's thread: a connection was made since the start; the last
+        # attempt to connect failed.
+        self.reached = False
+        self.unreachable = False
         # Owned by the publisher thread:
         self.acked = 0  # every event up to this seq is acknowledged by the broker
         self._cursor = 0  # the last record sent (or skipped: not an event)
@@ -92,10 +95,11 @@ class Publisher:
 
     def stop(self, timeout: float = 5.0) -> None:
         """Send what is journaled (for up to `timeout`, also waiting that long for a broker
-        that is away), publish `offline`, and close. What could not be sent stays in the
-        journal: the next start sends it."""
+        that is away, but not for one no attempt of this run has reached), publish `offline`,
+        and close. What could not be sent stays in the journal: the next start sends it."""
         deadline = time.monotonic() + timeout
-        self.flush(max(0.0, deadline - time.monotonic()))
+        if self.reached or not self.unreachable:
+            self.flush(max(0.0, deadline - time.monotonic()))
         self._stop.set()
         self.wake.set()
         if self._thread is not None:
@@ -131,7 +135,7 @@ class Publisher:
         if self.unreachable:
             log.info("the broker at %s is reached: publishing from the journal",
                      self.client.address)
-        self.unreachable = False
+        self.reached, self.unreachable = True, False
         self._connects.put("up")
 
     def _connect_failed(self, reason: str) -> None:
