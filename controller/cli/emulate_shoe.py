@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from controller.cli._numbers import number
-from controller.errors import SabotError
+from controller.errors import InputError, SabotError
 from controller.game import observations as obs
 from controller.game.script import parse_script, read_input
 from firmware_bridge.emulator import HISTORY, ShoeEmulator
@@ -135,8 +135,11 @@ def _at(text: str) -> tuple[int, int]:
 
 
 def run(args) -> int:
-    # Read before anything opens, with or without --camera: a wrong file is named at once,
-    # not at the first `card` (without the camera it would never be read at all).
+    if args.camera is None and (args.shoe is not None or args.deck != "synthetic"):
+        # Only the camera deals an order or shows a design: without it they would be dropped.
+        given = "--shoe" if args.shoe is not None else "--deck"
+        raise InputError(f"{given} is an option of the shoe's camera: give --camera PORT too")
+    # Read before anything opens: a wrong file is named at once, not at the first `card`.
     order = shoe_order(args.shoe) if args.shoe is not None else None
     faults = Faults.damaged(args.damage)
     emulator = ShoeEmulator(

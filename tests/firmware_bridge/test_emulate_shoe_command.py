@@ -88,16 +88,25 @@ def test_link_never_replaces_a_file_that_is_not_a_symlink(tmp_path, capsys):
     assert precious.read_text() == "keep me"
 
 
-@pytest.mark.parametrize("camera", [[], ["--camera", "0"]], ids=["alone", "with-camera"])
-def test_a_shoe_file_that_does_not_exist_is_refused_with_or_without_the_camera(
-        tmp_path, capsys, monkeypatch, camera):
-    """Without --camera, --shoe used to be never read: a missing file was accepted silently."""
+def test_a_shoe_file_that_does_not_exist_is_refused(tmp_path, capsys, monkeypatch):
     from controller.cli import main  # noqa: PLC0415
 
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))  # were it accepted: stop at once
     missing = tmp_path / "nope.txt"
-    assert main(["emulate-shoe", "--shoe", str(missing), *camera]) == 2
+    assert main(["emulate-shoe", "--shoe", str(missing), "--camera", "0"]) == 2
     assert capsys.readouterr().err == f"sabot emulate-shoe: {missing}: no such file\n"
+
+
+@pytest.mark.parametrize("option", [["--shoe", "order.txt"], ["--deck", "gnome-berlin"]])
+def test_the_cameras_options_without_the_camera_are_refused(capsys, monkeypatch, option):
+    """Without --camera, --shoe was never read (a missing file was accepted silently) and
+    --deck never shown: only the camera deals an order or shows a design."""
+    from controller.cli import main  # noqa: PLC0415
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))  # were it accepted: stop at once
+    assert main(["emulate-shoe", *option]) == 2
+    assert capsys.readouterr().err == (f"sabot emulate-shoe: {option[0]} is an option of the "
+                                       "shoe's camera: give --camera PORT too\n")
 
 
 def test_it_stops_with_status_0_at_the_end_of_its_input():
