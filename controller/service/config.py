@@ -52,8 +52,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
                    "PATH.key beside the journal; docs/security.md)"),
     },
     "camera": {
-        "source": Key(str, "v4l2", "frame source", ("v4l2", "picamera2", "http", "file",
-                                                     "synthetic")),
+        # `synthetic` frames are `sabot simulate`'s own; a rig serves them over http.
+        "source": Key(str, "v4l2", "frame source: a rig feeds synthetic frames by http from "
+                      "`sabot emulate-shoe --camera` (docs/rig.md)",
+                      ("v4l2", "picamera2", "http", "file")),
         "device": Key(str, "/dev/video0", "v4l2 device"),
         "url": Key(str, "", "http MJPEG stream URL (source = http)"),
         "path": Key(str, "", "recorded video or folder of frames (source = file)"),

@@ -53,9 +53,6 @@ def camera_options(camera: dict, loop: bool = False) -> tuple[str, dict]:
                           "plays a recorded video or a folder of frames)")
     if kind in ("v4l2", "picamera2"):
         options |= {key: camera[key] for key in ("width", "height", "fps") if camera.get(key)}
-    if kind == "synthetic":
-        raise ConfigError("[camera] source = 'synthetic' is for `sabot simulate`; a live "
-                          "table needs v4l2, picamera2, http or file")
     return kind, options
 
 

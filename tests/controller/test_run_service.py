@@ -165,8 +165,10 @@ def test_the_service_stops_when_its_table_thread_dies():
 
 
 def test_synthetic_camera_is_refused_for_a_live_table():
-    with pytest.raises(ConfigError, match="for `sabot simulate`"):
-        camera_options({"source": "synthetic", "stale_after_s": 1.0})
+    """Synthetic frames are `sabot simulate`'s; a rig serves them by http (docs/rig.md)."""
+    with pytest.raises(ConfigError, match=r"\[camera\] source must be one of v4l2, picamera2, "
+                                          r"http, file, not 'synthetic'"):
+        validate({"camera": {"source": "synthetic"}})
     with pytest.raises(ConfigError, match=r"needs \[camera\] url"):
         camera_options({"source": "http", "url": "", "stale_after_s": 1.0})
     assert camera_options({"source": "v4l2", "device": "/dev/video0", "stale_after_s": 2}) == (
