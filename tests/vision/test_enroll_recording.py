@@ -85,6 +85,34 @@ def test_the_nominal_view_puts_the_card_top_edge_where_the_window_expects_it(syn
     assert 0 < index < len(frames) - 1
 
 
+def test_an_edge_inside_the_card_seen_after_its_top_left_is_not_taken_for_the_top():
+    """gnome-berlin's KC at 30 frames/s (its top 29 rows higher each frame), as a rig
+    recorded it: once the top edge had left the window, the lower edge of the big club
+    below it was seen at row 12 and taken for the top, and the sample showed the index
+    half out of the window (held-back cards 98.8% read, and a table halted at a JS)."""
+    from vision.decks import load_deck  # noqa: PLC0415
+
+    deck = load_deck("gnome-berlin")
+    travels = [163 - 29 * k for k in range(12)]  # the top at 181, 152, ... 7, then above
+    frames = [render_window(deck, "KC", travel=t) for t in travels]
+    assert edges(frames[8])[0] is not None and travels[8] < -CARD_TOP  # the false edge
+    index, _ = nominal_view(frames)
+    assert travels[index] == -11  # the last frame that shows the top edge, the nearest nominal
+
+
+def test_an_edge_seen_before_the_card_comes_in_does_not_hide_the_card(synth_deck):
+    """A lit streak on the interior before the card, taken for an edge at row 99: the card's
+    own top, coming in below it, is still the one followed (gnome-tigullio's recording had
+    such a frame at row 100 before its 2H)."""
+    streak = render_window(synth_deck, "EMPTY").copy()
+    streak[100:108, 60:] = 200
+    assert edges(streak)[0] == 99
+    travels = [163 - 29 * k for k in range(8)]  # the top at 177, 148, ... 3, then above
+    frames = [streak] + [render_window(synth_deck, "QS", travel=t) for t in travels]
+    index, _ = nominal_view(frames)
+    assert travels[index - 1] == -11
+
+
 def test_sensor_flags_follow_the_link_records_by_time(recording):
     rec = open_recording(recording)
     flags = rec.sensor_flags()
