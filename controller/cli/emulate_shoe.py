@@ -40,9 +40,11 @@ commands on stdin, one per line (also from a pipe or a FIFO):
   unplug | replug     close the pty / open a new one behind --link
   status              print counters, queue, lamps, link state
   quit                stop
-At the end of its input (a file or a pipe that ends, < /dev/null, Ctrl-D) it stops once what
+At the end of a script of commands (a file or a pipe that ends, Ctrl-D) it stops once what
 was asked is done: the cards dealt have passed the camera and a connected host has taken
-every event; with --interval, once its --cards (or, with --camera, the order) are dealt.
+every event; with --interval, once its --cards (or, with --camera, the order) are dealt. An
+input with no command at all (< /dev/null, as a shell starts a job in the background)
+leaves it serving until it is stopped (Ctrl-C, SIGTERM).
 Output lines are `key: value`; `device:` comes first (and `camera:`, its URL), then `lamps:`
 and `link:` changes, and `shown:` for each card as the camera starts to show it.
 """
@@ -105,17 +107,17 @@ def register(subparsers) -> None:
         "[serial] port = the pty, is driven end to end by this one process.")
     camera.add_argument("--camera", type=number(int, 0, 65535), metavar="PORT",
                         help="serve the camera on this loopback port (0: any free one)")
-    camera.add_argument("--deck", default="synthetic", metavar="DIR",
+    camera.add_argument("--deck", metavar="DIR",
                         help="the deck design the camera shows: a folder of faces (as "
                         "../shared/decks/*), or synthetic (default)")
-    camera.add_argument("--fps", type=number(float, 1, 240), default=30.0,
+    camera.add_argument("--fps", type=number(float, 1, 240),
                         help="frames per second (default 30: a card takes 0.8 s to pass, "
                         "24 frames; a reader slower than the camera drops frames, and a "
                         "card seen in fewer frames is more often unreadable)")
-    camera.add_argument("--frames-per-card", type=number(int, 8, 200), default=24,
+    camera.add_argument("--frames-per-card", type=number(int, 8, 200),
                         metavar="N", help="frames in which a card crosses the window "
                         "(default 24; a faster camera or a slower hand sees it in more)")
-    camera.add_argument("--window", type=_at, default=(40, 30), metavar="X,Y",
+    camera.add_argument("--window", type=_at, metavar="X,Y",
                         help="where the reading window sits in the 320x260 frame (default "
                         "40,30: [camera] window = [40, 30, 128, 200])")
     camera.add_argument("--shoe", metavar="FILE", help="the order `card` and --interval deal "
@@ -135,10 +137,11 @@ def _at(text: str) -> tuple[int, int]:
 
 
 def run(args) -> int:
-    if args.camera is None and (args.shoe is not None or args.deck != "synthetic"):
+    given = [option for option, value in _camera_options(args).items() if value is not None]
+    if args.camera is None and given:
         # Only the camera deals an order or shows a design: without it they would be dropped.
-        given = "--shoe" if args.shoe is not None else "--deck"
-        raise InputError(f"{given} is an option of the shoe's camera: give --camera PORT too")
+        raise InputError(f"{', '.join(given)}: options of the shoe's camera: give --camera "
+                         "PORT too")
     # Read before anything opens: a wrong file is named at once, not at the first `card`.
     order = shoe_order(args.shoe) if args.shoe is not None else None
     faults = Faults.damaged(args.damage)
@@ -169,7 +172,10 @@ def run(args) -> int:
             dealing.start()
 
         def commands() -> None:
-            if not serve(shoe, sys.stdin, sys.stdout, dealer):
+            ended = serve(shoe, sys.stdin, sys.stdout, dealer)
+            if ended == NOTHING:
+                return  # no input at all (started in the background): serve until stopped
+            if ended == SCRIPT:
                 finish(shoe, dealer, dealing)
             stop.set()
 
@@ -191,13 +197,20 @@ def shoe_order(path: str) -> list[obs.Observation]:
     return [step.observation for step in parse_script(text, source)]
 
 
+def _camera_options(args) -> dict[str, object]:
+    """The options of the shoe's camera as given (None: not given, the camera's default)."""
+    return {"--deck": args.deck, "--fps": args.fps, "--frames-per-card": args.frames_per_card,
+            "--window": args.window, "--shoe": args.shoe}
+
+
 def camera_dealer(args, shoe: PtyShoe, order: list[obs.Observation] | None):
     from controller.sim.camera_dealer import CameraDealer  # noqa: PLC0415 - OpenCV only here
 
-    return CameraDealer.open(shoe, deck=args.deck, port=args.camera, fps=args.fps,
-                             frames_per_card=args.frames_per_card, at=args.window,
-                             order=order, seed=args.seed,
-                             on_card=lambda code: say(sys.stdout, "shown", code))
+    given = {"deck": args.deck, "fps": args.fps, "frames_per_card": args.frames_per_card,
+             "at": args.window}
+    return CameraDealer.open(shoe, port=args.camera, order=order, seed=args.seed,
+                             on_card=lambda code: say(sys.stdout, "shown", code),
+                             **{key: value for key, value in given.items() if value is not None})
 
 
 def say(out: TextIO, key: str, value: object) -> None:
@@ -205,31 +218,51 @@ def say(out: TextIO, key: str, value: object) -> None:
     out.flush()
 
 
-def serve(shoe: PtyShoe, lines: Iterable[str], out: TextIO, dealer=None) -> bool:
-    """Obey commands until `quit` (True) or the end of input (False)."""
+# How the commands on stdin ended: `quit`; the end of a script of commands; the end of an
+# input that held none (/dev/null: a shell starts a background job so).
+QUIT, SCRIPT, NOTHING = "quit", "script", "nothing"
+
+
+def serve(shoe: PtyShoe, lines: Iterable[str], out: TextIO, dealer=None) -> str:
+    """Obey commands until `quit` or the end of input; how they ended (QUIT, SCRIPT,
+    NOTHING)."""
+    obeyed = False
     for line in lines:
         words = shlex.split(line, comments=True)
         if not words:
             continue
         if words[0] == "quit":
-            return True
+            return QUIT
+        obeyed = True
         try:
             obey(shoe, words, out, dealer)
         except (MessageError, ValueError, IndexError, SabotError) as error:
             say(out, "error", f"{line.strip()!r}: {error or 'missing argument'}")
-    return False
+    return SCRIPT if obeyed else NOTHING
+
+
+HOST_GONE_AFTER = 2.0  # s the link may be down before the events queued are given up
 
 
 def finish(shoe: PtyShoe, dealer=None, dealing: threading.Thread | None = None) -> None:
     """Wait until what was asked before the end of input is done, so that a script piped in
     is played to its end: --interval's cards dealt (never, without --cards or the camera's
-    order to end it), the cards dealt past the camera, and, while a host is connected,
-    every event taken by it (a host that goes away takes the link down within a second)."""
+    order to end it), the cards dealt past the camera, and every event queued taken by the
+    host, unless the link has been down HOST_GONE_AFTER (no host, or one gone: a host that
+    goes away takes the link down within a second, and one starting up has the link up
+    sooner than that)."""
     if dealing is not None:
         dealing.join()
     if dealer is not None:
         dealer.camera.idle()
-    while shoe.emulator.up and shoe.emulator.queued:
+    down_since = None
+    while shoe.emulator.queued:
+        if shoe.emulator.up:
+            down_since = None
+        elif down_since is None:
+            down_since = time.monotonic()
+        elif time.monotonic() - down_since > HOST_GONE_AFTER:
+            break
         time.sleep(0.02)
 
 

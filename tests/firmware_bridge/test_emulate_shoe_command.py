@@ -97,24 +97,41 @@ def test_a_shoe_file_that_does_not_exist_is_refused(tmp_path, capsys, monkeypatc
     assert capsys.readouterr().err == f"sabot emulate-shoe: {missing}: no such file\n"
 
 
-@pytest.mark.parametrize("option", [["--shoe", "order.txt"], ["--deck", "gnome-berlin"]])
+@pytest.mark.parametrize("option", [["--shoe", "order.txt"], ["--deck", "synthetic"],
+                                    ["--fps", "60"], ["--frames-per-card", "12"],
+                                    ["--window", "10,10"]])
 def test_the_cameras_options_without_the_camera_are_refused(capsys, monkeypatch, option):
-    """Without --camera, --shoe was never read (a missing file was accepted silently) and
-    --deck never shown: only the camera deals an order or shows a design."""
+    """Without --camera, --shoe was never read (a missing file was accepted silently), --deck
+    never shown and --fps, --frames-per-card and --window never used."""
     from controller.cli import main  # noqa: PLC0415
 
     monkeypatch.setattr("sys.stdin", io.StringIO("quit\n"))  # were it accepted: stop at once
     assert main(["emulate-shoe", *option]) == 2
-    assert capsys.readouterr().err == (f"sabot emulate-shoe: {option[0]} is an option of the "
+    assert capsys.readouterr().err == (f"sabot emulate-shoe: {option[0]}: options of the "
                                        "shoe's camera: give --camera PORT too\n")
 
 
-def test_it_stops_with_status_0_at_the_end_of_its_input():
-    """It used to serve until killed once stdin had ended (< /dev/null, a script piped in)."""
-    done = subprocess.run([*CLI, "emulate-shoe"], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=30)
+def test_it_stops_with_status_0_at_the_end_of_a_script():
+    """It used to serve until killed once a script piped in had ended."""
+    done = subprocess.run([*CLI, "emulate-shoe"], input="status\n", capture_output=True,
+                          text=True, timeout=30)
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith("device: /dev/")
+
+
+def test_with_no_input_at_all_it_serves_until_stopped():
+    """A shell starts a background job with stdin from /dev/null: a stand-in for the shoe
+    started so must not stop at once."""
+    process = subprocess.Popen([*CLI, "emulate-shoe"], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().startswith("device: /dev/")
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(timeout=1.5)
+        process.terminate()
+        assert process.wait(timeout=10) == 0
+    finally:
+        process.kill()
 
 
 def test_at_the_end_of_its_input_the_cards_asked_for_pass_the_camera_first(tmp_path):
@@ -130,7 +147,7 @@ def test_at_the_end_of_its_input_the_cards_asked_for_pass_the_camera_first(tmp_p
 
 def test_at_the_end_of_its_input_a_connected_host_is_given_every_event_first(rig):
     shoe, _, got = rig()
-    assert emulate_shoe.serve(shoe, ["card 3"], io.StringIO()) is False  # not `quit`
+    assert emulate_shoe.serve(shoe, ["card 3"], io.StringIO()) == emulate_shoe.SCRIPT
     emulate_shoe.finish(shoe)
     assert shoe.emulator.queued == 0
     got.until(lambda events: sum(isinstance(e, CardGone) for e in events) == 3)
