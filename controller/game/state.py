@@ -63,6 +63,13 @@ class TableState:
         return self.rounds + 1
 
     @property
+    def shown_round(self) -> int:
+        """The round a display names: the one in progress or the next; once the shoe has
+        ended, its last (no round comes next). Events keep `round_number`: a card drawn after
+        the end is a fault of the round that would have followed, as `sabot deal` says."""
+        return self.rounds if self.phase == ENDED else self.round_number
+
+    @property
     def cards_left(self) -> int:
         return max(0, self.decks * CARDS_PER_DECK - self.cards_drawn)
 
@@ -81,8 +88,7 @@ class TableState:
         return {
             "shoe": self.shoe,
             "phase": self.phase,
-            # Once the shoe has ended no round comes next: its last one.
-            "round": self.rounds if self.phase == ENDED else self.round_number,
+            "round": self.shown_round,
             "player": list(self.player),
             "banker": list(self.banker),
             "player_total": hand_total(self.player),

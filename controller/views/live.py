@@ -122,7 +122,7 @@ def table_view(title: str, state: TableState, lit: frozenset[str], shown: list[d
     last = rounds[-1] if rounds else None
     results = [r["result"] for r in rounds if not r["void"]]
     if state.phase == ENDED:  # no round comes next, and no bets are taken
-        status = (f"shoe {state.shoe}  ended after round {state.rounds}  cards left "
+        status = (f"shoe {state.shoe}  ended after round {state.shown_round}  cards left "
                   f"{state.cards_left}")
     else:
         bets = "no more bets" if state.bets_closed else "bets open"

@@ -79,5 +79,6 @@ def test_after_the_shoe_ends_the_view_and_the_state_name_its_last_round():
     console.print(table_view("sabot simulate - table-1", table.state, table.lamps(), kept))
     text = console.export_text()
     assert f"ended after round {rounds}" in text and "bets open" not in text
-    table.apply(obs.Card("KD"))  # a card after the end is a fault of that last round
-    assert table.state.snapshot()["round"] == rounds
+    faults = [e for e in table.apply(obs.Card("KD")) if e["event"] == "fault"]
+    assert table.state.snapshot()["round"] == rounds  # the display names the last round
+    assert faults[0]["round"] == rounds + 1  # deal's events as they always were
