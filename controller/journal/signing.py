@@ -112,6 +112,8 @@ def load_public_key(path: str | Path) -> Ed25519PublicKey:
         raise JournalKeyError(f"{path}: not a key file") from None
     if text.startswith(PUBLIC_PREFIX):
         return public_key_from_hex(text[len(PUBLIC_PREFIX):].strip(), str(path))
+    if text.startswith("-----BEGIN PUBLIC KEY"):  # the same key as OpenSSL writes it
+        return _public_from_pem(text.encode(), path)
     if not text.startswith("-----BEGIN"):
         raise JournalKeyError(f"{path}: not a journal key: a public key file (KEY.pub) holds "
                               f"one line '{PUBLIC_PREFIX}<64 hex digits>'")
@@ -151,6 +153,16 @@ def load_or_create_signer(path: str | Path) -> Signer:
         raise JournalKeyError(f"{path}: the journal key is readable by others (chmod 600 it): "
                               "whoever reads it can sign a forged journal")
     return Signer(_private_from_pem(data, path))
+
+
+def _public_from_pem(data: bytes, path: Path) -> Ed25519PublicKey:
+    try:
+        public = serialization.load_pem_public_key(data)
+    except (ValueError, TypeError):
+        raise JournalKeyError(f"{path}: not a PEM public key") from None
+    if not isinstance(public, Ed25519PublicKey):
+        raise JournalKeyError(f"{path}: the journal key must be Ed25519")
+    return public
 
 
 def _private_from_pem(data: bytes, path: Path) -> Ed25519PrivateKey:

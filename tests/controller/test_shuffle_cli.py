@@ -18,11 +18,15 @@ def test_rule_7_4_a_cutting_card_the_burn_could_draw_is_refused(capsys):
 
 
 def test_rule_7_4_the_deepest_cut_allowed_is_dealt_without_a_fault(capsys, monkeypatch):
-    status, shoe, _ = _shuffle(capsys, "--decks", "1", "--cut", "41", "--seed", "3")
+    # Seed 1 shows a jack first: the burn takes eleven cards, the most it can, and the
+    # cutting card is the next, the first of round 1 (rule 9.8).
+    status, shoe, _ = _shuffle(capsys, "--decks", "1", "--cut", "41", "--seed", "1")
     assert status == 0
     monkeypatch.setattr("sys.stdin", __import__("io").StringIO(shoe))
     assert main(["deal", "-", "--decks", "1", "--json"]) == 0
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [len(e["cards"]) for e in events if e["event"] == "burn"] == [11]
+    assert [e["rule"] for e in events if e["event"] == "cut_card"] == ["9.8"]
     assert not any(e["event"] in ("fault", "irregularity") for e in events)
     assert sum(e["event"] == "shoe_end" for e in events) == 1
 

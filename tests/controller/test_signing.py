@@ -175,6 +175,17 @@ def test_an_unsigned_journal_says_so_and_has_no_anchor(tmp_path, capsys):
     assert "no anchor to print" in capsys.readouterr().out
 
 
+def test_the_public_key_as_openssl_writes_it_is_a_key_too(tmp_path, capsys):
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
+
+    path, public = signed_deal(tmp_path)
+    pem = tmp_path / "table.pem"
+    pem.write_bytes(load_public_key(tmp_path / "table.key.pub").public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo))
+    assert main(["verify", str(path), "--key", str(pem)]) == 0
+    assert "every signature by the trusted key" in capsys.readouterr().out
+
+
 def test_an_anchor_of_another_journal_is_said_to_be_possibly_that(tmp_path, capsys):
     """Not only "rewritten": an unsigned journal holds nothing the anchor's key signed."""
     path, _ = signed_deal(tmp_path)
