@@ -23,7 +23,7 @@ from concurrent.futures import Future
 from controller.monitor.room import Room
 from controller.monitor.store import MonitorStore
 from controller.surveillance import messages
-from controller.surveillance.broker import BrokerClient
+from controller.surveillance.broker import BrokerClient, Reachability
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +79,9 @@ class MonitorService:
         self._inbox: queue.Queue = queue.Queue(maxsize=100_000)
         self._thread: threading.Thread | None = None
         self._group = group
-        self._unreachable = False  # the client's last attempt to connect failed
-        client.on_connect = self._connected
-        client.on_connect_fail = self._connect_failed
+        reach = Reachability(client, log, "the monitor keeps trying, and its pages show only "
+                             "the history it has kept until then")
+        client.on_connect = reach.connected
         self._load()
 
     def _load(self) -> None:
@@ -124,18 +124,6 @@ class MonitorService:
         return future.result(timeout)
 
     # -- the broker's thread -----------------------------------------------------------------
-
-    def _connected(self) -> None:
-        if self._unreachable:
-            log.info("the broker at %s is reached", self.client.address)
-        self._unreachable = False
-
-    def _connect_failed(self, reason: str) -> None:
-        if not self._unreachable:  # once, not at each of the client's attempts
-            log.warning("the broker at %s cannot be reached (%s); the monitor keeps trying, "
-                        "and its pages show only the history it has kept until then",
-                        self.client.address, reason)
-        self._unreachable = True
 
     def _message(self, topic: str, payload: bytes) -> None:
         try:

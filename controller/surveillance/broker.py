@@ -20,6 +20,7 @@ an error or the journal (`BrokerAddress.__str__` leaves it out).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -98,6 +99,31 @@ def _safe(url: str) -> str:
         return url.strip()
     netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
     return parts._replace(netloc=netloc).geturl()
+
+
+class Reachability:
+    """Tells the log once that a client's broker cannot be reached, not at each of the
+    client's attempts, and once that it is reached again; `waiting` says what becomes of
+    what it would carry meanwhile, `reached` what happens once it is back. Its fields are
+    set on the client's thread only (`connected` and `failed` are the client's callbacks)."""
+
+    def __init__(self, client: BrokerClient, log: logging.Logger, waiting: str,
+                 back: str = "") -> None:
+        self.client, self._log, self._waiting, self._back = client, log, waiting, back
+        self.reached = False  # a connection was made since the start
+        self.unreachable = False  # the last attempt to connect failed
+        client.on_connect_fail = self.failed
+
+    def connected(self) -> None:
+        if self.unreachable:
+            self._log.info("the broker at %s is reached%s", self.client.address, self._back)
+        self.reached, self.unreachable = True, False
+
+    def failed(self, reason: str) -> None:
+        if not self.unreachable:
+            self._log.warning("the broker at %s cannot be reached (%s); %s",
+                              self.client.address, reason, self._waiting)
+        self.unreachable = True
 
 
 class BrokerClient:

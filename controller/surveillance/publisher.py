@@ -33,7 +33,7 @@ from controller.game.table import Table
 from controller.journal.replay import settings_of_meta
 from controller.journal.store import GENESIS, Journal, Record
 from controller.surveillance import messages
-from controller.surveillance.broker import BrokerClient
+from controller.surveillance.broker import BrokerClient, Reachability
 from controller.surveillance.tally import ShoeTally
 
 log = logging.getLogger(__name__)
@@ -58,12 +58,11 @@ class Publisher:
         self._connects: queue.SimpleQueue = queue.SimpleQueue()
         client.on_ack = self._acks.put
         client.on_connect = self._connected
-        client.on_connect_fail = self._connect_failed
         client.on_disconnect = lambda reason: self._connects.put("down")
-        # Set by the client's thread: a connection was made since the start; the last
-        # attempt to connect failed.
-        self.reached = False
-        self.unreachable = False
+        self.reach = Reachability(
+            client, log, "the table deals on, and its events wait in the journal until the "
+            "broker takes them (this run keeps trying; the next start sends what is left)",
+            back=": publishing from the journal")
         # Owned by the publisher thread:
         self.acked = 0  # every event up to this seq is acknowledged by the broker
         self._cursor = 0  # the last record sent (or skipped: not an event)
@@ -98,7 +97,7 @@ class Publisher:
         that is away, but not for one no attempt of this run has reached), publish `offline`,
         and close. What could not be sent stays in the journal: the next start sends it."""
         deadline = time.monotonic() + timeout
-        if self.reached or not self.unreachable:
+        if self.reach.reached or not self.reach.unreachable:
             self.flush(max(0.0, deadline - time.monotonic()))
         self._stop.set()
         self.wake.set()
@@ -132,19 +131,8 @@ class Publisher:
     # -- the client's thread -----------------------------------------------------------------
 
     def _connected(self) -> None:
-        if self.unreachable:
-            log.info("the broker at %s is reached: publishing from the journal",
-                     self.client.address)
-        self.reached, self.unreachable = True, False
+        self.reach.connected()
         self._connects.put("up")
-
-    def _connect_failed(self, reason: str) -> None:
-        if not self.unreachable:  # once, not at each of the client's attempts
-            log.warning("the broker at %s cannot be reached (%s); the table deals on, and its "
-                        "events wait in the journal until the broker takes them (this run "
-                        "keeps trying; the next start sends what is left)",
-                        self.client.address, reason)
-        self.unreachable = True
 
     # -- the publisher thread ----------------------------------------------------------------
 
