@@ -37,6 +37,7 @@ BORDER_SHARE = 0.85  # share of a row just below a card's top edge that is its b
 # Rows a card's top edge may be seen lower than in the frame before (the edge's jitter from
 # frame to frame): a card only moves up the window as it leaves the shoe.
 EDGE_JITTER = 3
+TOP_ROW_PAPER = 0.5  # share of the top row, left of the middle, that is paper: card, not surround
 
 
 def passages(windows: Sequence[np.ndarray], present: Sequence[bool] | None = None
@@ -90,11 +91,19 @@ def nominal_view(windows: Sequence[np.ndarray]) -> tuple[int, np.ndarray]:
     for index, window in enumerate(windows):
         nominal = to_window(window, averaged=True)
         top, left = edges(nominal)
+        if seen and (top is None or top > EDGE_JITTER) and _card_at_top(nominal):
+            # The card's paper in the top row, and no edge at it: the top edge has passed
+            # above the window, the rest is the body, and an edge in it is one inside the
+            # card (a rig recorded gnome-berlin at 30 frames/s, the top 29 rows higher each
+            # frame, and the lower edge of KC's big club, 12 rows down in the frame after
+            # the top left, was taken for the top: the sample showed the index half out of
+            # the window). A top edge a row or two down blurs into the top row.
+            break
         if top is None:
             continue  # no card yet
         if top <= 0:
             if seen:
-                break  # the top edge has passed above the window: the rest is the body
+                break
             continue
         seen.append((index, top, left, nominal))
     track = _rising(seen)
@@ -109,16 +118,21 @@ def nominal_view(windows: Sequence[np.ndarray]) -> tuple[int, np.ndarray]:
     return index, moved
 
 
+def _card_at_top(window: np.ndarray) -> bool:
+    """Whether the card fills the window's top row, left of the middle: there, beside the
+    index, every design prints nothing as large as the big pips and pictures of the right
+    half (which hide the card's paper from `edges` once its top edge has left the window)."""
+    row = _paper(window)[0, round(NOMINAL_LEFT) + 2 : WINDOW_W // 2]
+    return float(row.mean()) >= TOP_ROW_PAPER
+
+
 def _rising(seen: list[tuple]) -> list[tuple]:
-    """Of the frames `seen` (each with the row of its top edge second), the longest run, in
-    order, in which that edge never comes lower by more than EDGE_JITTER: a card only moves
-    up the window as it leaves the shoe. An edge out of that run is not the card's top: a
-    speck on the dark interior before the card (gnome-tigullio's recording, at row 100),
-    or an edge inside the card seen once the top has left the window (a rig's recording
-    of gnome-berlin at 30 frames/s, the top 29 rows higher each frame: the lower edge of
-    KC's big club, 12 rows down, was taken for the top and the sample showed the index
-    half out of the window). Of runs as long, the one that ends first: the top's own
-    frames come before those of any edge below it."""
+    """Of the frames `seen` (each with the row of its top edge second), the longest sequence,
+    in order, in which that edge never comes lower than the frame before by more than
+    EDGE_JITTER: a card only moves up the window as it leaves the shoe. An edge out of it
+    is not the card's top: a streak on the dark interior before the card comes in
+    (gnome-tigullio's recording had one at row 100). Of sequences as long, the one that
+    ends last: anything before the card comes before its top's frames."""
     if not seen:
         return []
     longest = [1] * len(seen)
@@ -127,7 +141,8 @@ def _rising(seen: list[tuple]) -> list[tuple]:
         for i in range(j):
             if frame[1] <= seen[i][1] + EDGE_JITTER and longest[i] + 1 > longest[j]:
                 longest[j], before[j] = longest[i] + 1, i
-    k = longest.index(max(longest))  # the first to reach the longest
+    most = max(longest)
+    k = len(longest) - 1 - longest[::-1].index(most)
     track = []
     while k >= 0:
         track.append(seen[k])
