@@ -49,6 +49,8 @@ def test_room_and_table_pages(tmp_path, browser):
         page.wait_for_selector("#live.on")  # the live stream is connected
         tile = ".tile[data-table='table-1']"
         rounds = int(page.locator(tile).get_attribute("data-rounds"))
+        text = page.locator(tile).inner_text()
+        assert "(round)" not in text and "_" not in text.split("lamps:")[1].split("\n")[0]
         page.screenshot(path=str(tmp_path / "room.png"), full_page=True)
 
         # A round published while the page is open shows up without a reload.
@@ -81,6 +83,8 @@ def test_room_and_table_pages(tmp_path, browser):
             assert page.locator(f"#{board} .cell span").count() >= 5, board  # marks drawn
         assert page.locator("#ask tr").count() == 3
         assert page.locator("#lamps .lamp").count() == 11
+        # An unsigned journal has no anchor link: nothing beside its line (it read "null").
+        assert page.locator("#journal").inner_text().strip() == "journal not signed"
         page.screenshot(path=str(tmp_path / "table.png"), full_page=True)
         assert errors == []
     finally:

@@ -18,11 +18,21 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// Children absent (null) are left out, as `el` leaves them out: replaceChildren would
+// write "null" (an unsigned table's journal line, with no anchor link, did).
 function replace(id, ...children) {
   const node = document.getElementById(id);
-  node.replaceChildren(...children);
+  node.replaceChildren(...children.filter((child) => child !== null && child !== undefined));
   return node;
 }
+
+// "1 tie", "2 ties".
+function count(n, one, many) {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+const PHASES = { burn: "burning cards", between: "between rounds", round: "dealing",
+                 ended: "shoe ended" };
 
 const LETTER = { banker: "B", player: "P", tie: "T" };
 
@@ -78,7 +88,8 @@ function tile(t) {
   const classes = ["tile", t.status];
   if (t.open_faults.length || t.journal.state === "broken") classes.push("fault");
   else if (t.irregularities) classes.push("irregular");
-  const lit = t.lamps.length ? t.lamps.join(", ") : "none";
+  const lit = t.lamps.length ? t.lamps.map((name) => name.replaceAll("_", " ")).join(", ")
+                             : "none";
   const results = el("div", { class: "results" },
     ...Array.from(t.last_results).map((r) => el("span", { class: `dot ${r}`, text: r })));
   const node = el("a", { class: classes.join(" "), href: `/tables/${encodeURIComponent(t.table)}`,
@@ -87,7 +98,7 @@ function tile(t) {
     el("h2", {}, el("span", { text: t.table }),
        el("span", { class: `badge ${t.status}`, text: t.status })),
     el("div", { class: "line", text: `shoe ${t.shoe}, round ${t.round ?? "-"}` +
-                                      (t.phase ? ` (${t.phase})` : "") }),
+                                      (t.phase ? `, ${PHASES[t.phase] ?? t.phase}` : "") }),
     el("div", { class: "line", text: `lamps: ${lit}` }),
     results,
     el("div", { class: "line", text: `banker ${t.banker}  player ${t.player}  tie ${t.tie}` +
@@ -96,7 +107,7 @@ function tile(t) {
                                        text: `FAULT: ${t.open_faults.map((f) => f.reason).join("; ")}` })
                          : null,
     t.irregularities ? el("div", { class: "line warn",
-                                   text: `${t.irregularities} irregularities this shoe` }) : null,
+                                   text: `${count(t.irregularities, "irregularity", "irregularities")} this shoe` }) : null,
     journalLine(t.journal),
     el("div", { class: "line dim since", "data-ts": t.last_event_ts ?? "",
                 text: ago(t.seconds_since_event) }));
@@ -147,7 +158,8 @@ function roadsOf(shoe) {
   for (const name of ["big_eye_boy", "small_road", "cockroach_pig"]) {
     board(name, roads.boards[name], (m) => el("span", { class: `${m}-mark`, title: m }));
   }
-  replace("leading", roads.leading_ties ? `(${roads.leading_ties} ties before the first win)` : "");
+  replace("leading", roads.leading_ties
+    ? `(${count(roads.leading_ties, "tie", "ties")} before the first win)` : "");
   const names = { big_eye_boy: "Big Eye Boy", small_road: "Small Road", cockroach_pig: "Cockroach Pig" };
   const head = el("tr", {}, el("th", { text: "if next is" }),
     ...Object.values(names).map((n) => el("th", { text: n })));
@@ -188,7 +200,7 @@ function nowOf(t) {
   status.className = `badge ${t.status}`;
   replace("lamps", ...t.lamp_names.map((name) => el("span", {
     class: `lamp${t.lamps.includes(name) ? " lit" : ""}${name === "fault" ? " fault" : ""}`,
-    text: name.replace("_", " ") })));
+    text: name.replaceAll("_", " ") })));
   replace("player", ...t.hands.player.map(cardNode));
   replace("banker", ...t.hands.banker.map(cardNode));
   replace("shoe-line", `shoe ${t.shoe}, round ${t.round ?? "-"}, ${t.cards_left ?? "?"} cards ` +
