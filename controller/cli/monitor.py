@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
 import socket
@@ -86,6 +87,10 @@ def run(args) -> int:
         check_table_id(args.group, "--group")
     db = Path(args.db) if args.db else default_db()
     db.parent.mkdir(parents=True, exist_ok=True)
+    # Both taken before the broker is: a second monitor started by mistake would otherwise
+    # take over the first one's session (its client id) and what the broker kept for it.
+    history_lock = _hold(db)
+    listening = _listen(host, port, args.http)
     if not _loopback(host):
         print(f"sabot monitor: serving on {host}, not only this machine: the pages have no "
               "login of their own; put them behind the casino's proxy", file=sys.stderr)
@@ -100,10 +105,41 @@ def run(args) -> int:
     try:
         config = uvicorn.Config(create_app(service), host=host, port=port, log_level="warning",
                                 access_log=False)
-        uvicorn.Server(config).run()
+        uvicorn.Server(config).run(sockets=[listening])
     finally:
         service.stop()
+        listening.close()
+        history_lock.close()
     return 0
+
+
+def _hold(db: Path):
+    """An exclusive hold on the history `db` for as long as this monitor runs."""
+    import fcntl  # noqa: PLC0415 - only the monitor holds a file so
+
+    lock = open(f"{db}.lock", "a")  # noqa: SIM115 - held open until the monitor stops
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.close()
+        raise InputError(f"--db {db}: another sabot monitor keeps its history there") from None
+    return lock
+
+
+def _listen(host: str, port: int, given: str) -> socket.socket:
+    """The pages' listening socket, bound now (uvicorn serves on it)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+        listening.listen(128)
+    except OSError as error:
+        listening.close()
+        why = ("in use (another sabot monitor?)" if error.errno == errno.EADDRINUSE
+               else error.strerror)
+        raise InputError(f"--http {given}: cannot serve there: {why}") from None
+    return listening
 
 
 def _loopback(host: str) -> bool:

@@ -220,3 +220,37 @@ def test_a_request_whose_query_is_not_utf8_is_refused_not_a_server_error(tmp_pat
     assert asyncio.run(asgi_status(app, "GET", "/api/tables/", b"\x90x")) == 400
     assert asyncio.run(asgi_status(app, "GET", "/api/tables/", b"a=1")) == 307
     service.store.close()
+
+
+def test_a_second_monitor_on_the_same_port_or_history_is_refused_before_the_broker(
+        tmp_path, capsys, mocker):
+    """A second `sabot monitor` started by mistake connected to the broker with the first
+    one's client id (taking over its session and what the broker kept for it) and only then
+    failed on the port in use, with uvicorn's own error and exit 3."""
+    import socket  # noqa: PLC0415
+
+    from controller.cli import main  # noqa: PLC0415
+
+    opened = mocker.patch("controller.surveillance.broker.open_client")
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen(1)
+    port = taken.getsockname()[1]
+    try:
+        status = main(["monitor", "--mqtt", "mqtt://127.0.0.1:1", "--http",
+                       f"127.0.0.1:{port}", "--db", str(tmp_path / "a.sqlite")])
+        assert status == 2
+        assert (f"--http 127.0.0.1:{port}: cannot serve there: in use (another sabot "
+                "monitor?)") in capsys.readouterr().err
+    finally:
+        taken.close()
+    from controller.cli.monitor import _hold  # noqa: PLC0415
+
+    held = _hold(tmp_path / "b.sqlite")
+    try:
+        assert main(["monitor", "--mqtt", "mqtt://127.0.0.1:1", "--http", "127.0.0.1:1",
+                     "--db", str(tmp_path / "b.sqlite")]) == 2
+        assert "another sabot monitor keeps its history there" in capsys.readouterr().err
+    finally:
+        held.close()
+    opened.assert_not_called()
