@@ -4,6 +4,7 @@ recording's camera and serial link (`playback.Player`) and fake GPIO."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -101,10 +102,15 @@ class Playback:
             seen += f", {kinds.count('unreadable')} unreadable"
         rounds = sum(1 for e in events if e.get("event") == "round")
         faults = sum(1 for e in events if e.get("event") == "fault")
+        rules = Counter(e.get("rule") for e in events if e.get("event") == "irregularity")
+        # Said with their rules: 27 cards held as excess (12.2(a), no "No more bets" in the
+        # recording) once read as a clean "0 rounds, 0 faults".
+        irregular = "".join(f", {n} irregularit{'y' if n == 1 else 'ies'} (rule {rule})"
+                            for rule, n in sorted(rules.items(), key=lambda kv: str(kv[0])))
         frames = self.recording.frames
         recorded_s = frames[-1].t - frames[0].t if len(frames) > 1 else 0.0
         pace = f", {recorded_s / wall_s:.1f}x the recorded pace" if wall_s > 0 else ""
         return (f"played {self.player.frames} frames and {self.player.chunks} serial chunks "
                 f"({recorded_s:.1f} s recorded) in {wall_s:.1f} s{pace}: {seen}, "
-                f"{rounds} rounds, {faults} faults")
+                f"{rounds} rounds, {faults} faults{irregular}")
 

@@ -122,3 +122,14 @@ def test_bad_input_is_named(rig, capsys, tmp_path):
     (broken / "frames" / "000010.png").unlink()
     assert main(["playback", str(broken), "--profile", rig["profile"], *TABLE]) == 2
     assert "1 recorded frame(s) missing, the first 000010.png" in capsys.readouterr().err
+
+
+def test_the_summary_names_the_irregularities_with_their_rules(rig, capsys, tmp_path):
+    """A recording with no "No more bets" presses, played where they are required: every
+    card after the burn is held as an excess card (rule 12.2(a)), which the summary used to
+    leave out ("0 rounds, 0 faults", exit 0)."""
+    recording = write_synthetic_recording(synthetic_deck(), "AS 2C 2H 3D 4H 5D".split(),
+                                          tmp_path / "rec", seed=3, window=(40, 30))
+    assert main(["playback", str(recording), "--profile", rig["profile"], *TABLE, "--fast",
+                 "--journal", str(tmp_path / "j.sqlite")]) == 0
+    assert "0 rounds, 0 faults, 4 irregularities (rule 12.2(a))" in capsys.readouterr().err
