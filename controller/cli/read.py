@@ -57,7 +57,7 @@ def _window(path: str):
     it as enrolment cuts it (read as a window, a whole face looked like a blank one)."""
     image = read_image(path, keep_alpha=True)
     if is_whole_face(image):
-        print(f"note: {path}: a whole card face; its reading window is cut from it as "
-              "`sabot enroll` cuts it", file=sys.stderr)
+        print(f"note: {path}: a whole card (a face or a back, as a deck's artwork ships); its "
+              "reading window is cut from it as `sabot enroll` cuts it", file=sys.stderr)
         return sample_window(image)
     return read_image(path)  # as a window has always been read (a 16-bit one scaled so)

@@ -65,7 +65,7 @@ def test_read_cuts_the_window_from_a_whole_card_face_and_says_so(profile, tmp_pa
     captured = capsys.readouterr()
     lines = [json.loads(line) for line in captured.out.splitlines()]
     assert [(line["kind"], line["card"]) for line in lines] == [("face", "KD"), ("face", "QD")]
-    assert f"note: {face}: a whole card face" in captured.err
+    assert f"note: {face}: a whole card (a face or a back" in captured.err
     assert "QD.png" not in captured.err  # a window is read as it is, without a word
 
 
