@@ -152,9 +152,9 @@ class Reader:
             if p.accepts(f"model:{name}", score, margin):
                 return Reading(name, score=score)
             least_score, least_margin = p.thresholds[f"model:{name}"]
-            return Reading("unknown", score=score, reason=f"not sure: {name} {score:.2f} "
-                           f"(needs {least_score:.2f}), ahead of {runner_up} by "
-                           f"{margin:.2f} (needs {least_margin:.2f})")
+            return Reading("unknown", score=score, reason=f"not sure: {name} "
+                           f"{_against(score, least_score)}, ahead of {runner_up} by "
+                           f"{_against(margin, least_margin)}")
         if name not in self._card_index:
             return Reading("unknown", score=score, reason=f"not a card: {_LOOKS[name]}",
                            looks=name)
@@ -185,14 +185,14 @@ class Reader:
                                "away")
             rank, suit = split_code(name)  # type: ignore[misc]
             return Reading("face", name, rank, suit, score, at=pose.cy)
-        why = (f"not sure: {name} {score:.2f} (needs {least_score:.2f}), ahead of "
-               f"{runner_up} by {margin:.2f} (needs {least_margin:.2f}"
-               + ("" if lead is None else f", or a lead of {p.thresholds['pair'][0]:.2f} "
+        pairs = (("" if lead is None else f", or a lead of {p.thresholds['pair'][0]:.2f} "
                   f"over each close card: {lead:.2f}")
-               + (f"; a close card's own direction puts it on that card's side "
-                  f"({min(known):.2f})" if contrary else "")
-               + f"), index found {pose.score:.2f} (needs {p.pose_floor:.2f}), looks like it "
-               f"{alike:.2f} (needs {like_floor:.2f})")
+                 + (f"; a close card's own direction puts it on that card's side "
+                    f"({min(known):.2f})" if contrary else ""))
+        why = (f"not sure: {name} {_against(score, least_score)}, ahead of {runner_up} by "
+               f"{_against(margin, least_margin, pairs)}, index found "
+               f"{_against(pose.score, p.pose_floor)}, looks like it "
+               f"{_against(alike, like_floor)}")
         return Reading("unknown", score=score, reason=why)
 
     def _nudged_rival(self, prepared: Prepared, pose: Pose, vector: np.ndarray, number: int,
@@ -229,6 +229,14 @@ def one_compute_thread() -> None:
     from threadpoolctl import threadpool_limits  # lazily: `sabot deal` reads no window
 
     threadpool_limits(limits=1, user_api="blas")
+
+
+def _against(value: float, need: float, more: str = "") -> str:
+    """`value (needs need)`, to two places, or three where two would show a value short of
+    its need as equal to it ("looks like it 0.59 (needs 0.59)"); `more` goes inside the
+    brackets, after the need."""
+    places = 3 if f"{value:.2f}" == f"{need:.2f}" and value != need else 2
+    return f"{value:.{places}f} (needs {need:.{places}f}{more})"
 
 
 _LOOKS = {JOKER: "looks like a joker", BLANK: "looks like a face with nothing printed",

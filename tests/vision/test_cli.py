@@ -225,3 +225,13 @@ def test_simulate_reads_with_the_profile_given_and_halts_where_a_table_would(
     faults = [e for e in events if e["event"] == "fault"]
     assert status != 0 and faults
     assert not any(e["event"] == "cut_card" for e in events)
+
+
+def test_a_value_short_of_its_need_never_reads_as_equal_to_it():
+    """An enrolment note read "looks like it 0.59 (needs 0.59)": to two places the value
+    short of its need showed as equal."""
+    from vision.reader import _against  # noqa: PLC0415
+
+    assert _against(0.5891, 0.5903) == "0.589 (needs 0.590)"
+    assert _against(0.81, 0.75) == "0.81 (needs 0.75)"
+    assert _against(0.02, 0.04, ", or a lead") == "0.02 (needs 0.04, or a lead)"
