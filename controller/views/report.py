@@ -25,7 +25,11 @@ tr.void td{color:#999;font-style:italic}
  background:#fff;padding:6px;border:1px solid #ccc;margin-right:24px;vertical-align:top}
 .cell{width:22px;height:22px;border-radius:50%;font-size:12px;color:#fff;display:flex;
  align-items:center;justify-content:center;font-weight:bold}
-.ring{background:#fff!important;border:3px solid;box-sizing:border-box;color:#2e7d32}
+.ring{background:#fff!important;border:3px solid;box-sizing:border-box;color:#2e7d32;
+ position:relative}
+.ring .bp,.ring .pp{position:absolute;width:6px;height:6px;border-radius:50%}
+.ring .bp{top:-2px;left:-2px;background:#c62828}
+.ring .pp{bottom:-2px;right:-2px;background:#1565c0}
 .empty{background:none}
 .alert{color:#8e24aa} .irr{color:#e65100}
 .summary span{margin-right:18px;font-weight:bold}
@@ -33,6 +37,9 @@ tr.void td{color:#999;font-style:italic}
 
 
 def _cells(cells: dict[tuple[int, int], str], columns: int, ring: dict | None = None) -> str:
+    """A road's grid; `ring`: the big road's cells (`roads.RoadCell`), drawn as rings with
+    their ties counted and their round's pairs marked (banker's dot top left, player's
+    bottom right), as the monitor draws them."""
     out = []
     for column in range(columns):
         for row in range(ROWS):
@@ -40,10 +47,14 @@ def _cells(cells: dict[tuple[int, int], str], columns: int, ring: dict | None = 
             if result is None:
                 out.append('<div class="cell empty"></div>')
             elif ring is not None:
-                ties = ring[(column, row)]
-                mark = str(ties) if ties else ""
+                cell = ring[(column, row)]
+                mark = str(cell.ties) if cell.ties else ""
+                player_pair, banker_pair = cell.pair
+                dots = (('<span class="bp" title="banker pair"></span>' if banker_pair else "")
+                        + ('<span class="pp" title="player pair"></span>' if player_pair
+                           else ""))
                 out.append(f'<div class="cell ring" style="border-color:{_COLOUR[result]}">'
-                           f'{mark}</div>')
+                           f'{mark}{dots}</div>')
             else:
                 out.append(f'<div class="cell" style="background:{_COLOUR[result]}">'
                            f'{LETTER[result]}</div>')
@@ -53,8 +64,11 @@ def _cells(cells: dict[tuple[int, int], str], columns: int, ring: dict | None = 
 def _shoe_section(number: int, events: list[dict]) -> str:
     rounds = [e for e in events if e["event"] == "round"]
     scored = [r["result"] for r in rounds if not r["void"]]
+    # A journal older than the pairs' keys has none (controller.journal.replay.ADDED_KEYS).
+    pairs = [(r.get("player_pair", False), r.get("banker_pair", False)) for r in rounds
+             if not r["void"]]
     counts = Counter(scored)
-    road = big_road(scored)
+    road = big_road(scored, pairs=pairs)
     beads = plate(scored)
     rows = []
     for r in rounds:
@@ -84,10 +98,12 @@ def _shoe_section(number: int, events: list[dict]) -> str:
         f"<span style='color:{_COLOUR['player']}'>Player {counts['player']}</span>"
         f"<span style='color:{_COLOUR['tie']}'>Tie {counts['tie']}</span>"
         f"<span>{len(rounds) - len(scored)} void</span>"
+        f"<span>player pairs {sum(p for p, _ in pairs)}</span>"
+        f"<span>banker pairs {sum(b for _, b in pairs)}</span>"
         f"{_leading(scored)}</p>"
         "<div><h3>Bead plate and big road</h3>"
         f"{_cells(beads, max(width(beads), 12))}"
-        f"{_cells({p: c.result for p, c in road.items()}, max(width(road), 24), ring={p: c.ties for p, c in road.items()})}</div>"  # noqa: E501
+        f"{_cells({p: c.result for p, c in road.items()}, max(width(road), 24), ring=road)}</div>"  # noqa: E501
         f"<h3>Irregularities, faults and announcements</h3><ul>{''.join(notes) or '<li>none</li>'}</ul>"  # noqa: E501
         "<h3>Rounds</h3><table class='rounds'><tr><th>#</th><th>Player</th><th></th>"
         f"<th>Banker</th><th></th><th>Result</th></tr>{''.join(rows)}</table>")

@@ -29,3 +29,19 @@ def test_report_shows_rounds_roads_irregularities_and_faults(tmp_path, capsys):
 def test_report_of_missing_journal_is_a_clear_error(tmp_path, capsys):
     assert main(["report", str(tmp_path / "none.db"), "--html", str(tmp_path / "r.html")]) == 1
     assert "no such journal" in capsys.readouterr().err
+
+
+def test_report_marks_the_pairs_on_the_big_road_and_counts_them(tmp_path):
+    """The report said it drew the same roads as the monitor, but had no pair marks."""
+    path = tmp_path / "j.db"
+    with Journal(str(path)) as journal:
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        for step in parse_script("AS 2C NMB 2H 3D 2S 5D NMB 4H 6D 9S 7D"):  # 2H 2S: a pair
+            service.handle(step.observation)
+    out = tmp_path / "report.html"
+    assert main(["report", str(path), "--html", str(out)]) == 0
+    page = out.read_text()
+    assert page.count('<span class="pp" title="player pair"></span>') == 1
+    assert page.count('class="bp"') == 0
+    assert "player pairs 1" in page and "banker pairs 0" in page
