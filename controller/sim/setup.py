@@ -29,6 +29,7 @@ from controller.sim.dealer import (
     Stopwatch,
 )
 from controller.views.live import shoe_rounds, table_view
+from controller.views.text import describe
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.faults import Faults
 from firmware_bridge.pty_shoe import PtyShoe
@@ -114,6 +115,7 @@ class Simulation:
         self._stack = ExitStack()
         self._damage = damage
         self._reader = reader
+        self._log = None  # where `play_live` tells each event, off a terminal
         try:
             self._build(settings, journal_path, deck_name, seed, speed, sink, broker, table_id)
         except BaseException:
@@ -180,6 +182,11 @@ class Simulation:
         self.pipeline.stop()
 
     def _remember(self, events: list[dict]) -> None:
+        if self._log is not None:  # a log or a pipe: what happens, a line at a time
+            for event in events:
+                line = describe(event)
+                if line is not None:
+                    print(line, file=self._log, flush=True)
         with self._view_lock:
             self._rounds = shoe_rounds(self._rounds, events)
             table = getattr(self, "table", None)
@@ -202,13 +209,21 @@ class Simulation:
             return table_view(title, state, lit, rounds, footer, width=console.width)
 
         console = Console()
-        if not console.is_terminal:  # a log or a pipe: wide enough for both roads, no wrap
+        if not console.is_terminal:
+            # A log or a pipe shows no live view until the end (a shoe at --speed 4 left
+            # one empty for a minute and a half): each event is told as it happens, as
+            # `sabot deal` tells it, and the view at the end is wide enough for both roads.
+            self._log = sys.stdout
+            try:
+                self.dealer.play(observations)
+            finally:
+                self._log = None
             console = Console(width=120)
+            console.print(view())
+            return
         with Live(get_renderable=view, refresh_per_second=10, transient=False,
                   console=console):
             self.dealer.play(observations)
-        if not console.is_terminal:
-            console.print()
 
     def stats(self, wall_s: float) -> dict:
         card_kinds = {kind.kind for kind in CARD_KINDS}

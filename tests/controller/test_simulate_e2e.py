@@ -146,3 +146,13 @@ def test_a_profile_shown_another_design_is_said_to_be_perhaps_not_its_own(capsys
     assert f"warning: {profile} reads " in err
     assert "of 4 cards of the vector-playing-cards design shown in place: is it that " \
         "design's profile?" in err
+
+
+def test_off_a_terminal_the_live_view_tells_each_event_as_it_happens(capsys):
+    """A log or a pipe showed nothing until the shoe's end (a minute and a half at --speed
+    4): each event is told as `sabot deal` tells it, then the table as it ended."""
+    assert main(["simulate", "--decks", "1", "--seed", "5", "--speed", "0"]) == 0
+    out = capsys.readouterr().out
+    panel = out.index("Sabot simulate")
+    assert out.index("burn      ") < out.index("round   1  ") < out.index("== end of shoe") < panel
+    assert "ended after round" in out[panel:]
