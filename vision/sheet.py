@@ -70,7 +70,9 @@ def write_sheet(enrolment, path: str | Path) -> Path:
     that were read wrong (red: the reading) or not accepted (orange)."""
     enrolled = _grid([_tile(window, name, (0, 0, 0))
                       for name, window in enrolment.nominal.items()])
-    problems = [_tile(held.window, f"{truth}>{said}",
+    # Orange says "not read": its label is what it shows (a tile holds 12 characters, and
+    # "empty>unknown" was cut to "empty>unkno"); red names what it was read as too.
+    problems = [_tile(held.window, truth if said == "unknown" else f"{truth}>{said}",
                       (0, 140, 255) if said == "unknown" else (0, 0, 220))
                 for held, truth, said in misread(enrolment, MAX_PROBLEMS)]
     width = enrolled.shape[1]
