@@ -232,10 +232,12 @@ def one_compute_thread() -> None:
 
 
 def _against(value: float, need: float, more: str = "") -> str:
-    """`value (needs need)`, to two places, or three where two would show a value short of
-    its need as equal to it ("looks like it 0.59 (needs 0.59)"); `more` goes inside the
-    brackets, after the need."""
-    places = 3 if f"{value:.2f}" == f"{need:.2f}" and value != need else 2
+    """`value (needs need)`, to two places, or to as many more as it takes (up to six) for a
+    value short of its need not to show as equal to it ("looks like it 0.59 (needs 0.59)");
+    `more` goes inside the brackets, after the need."""
+    places = 2
+    while places < 6 and value != need and f"{value:.{places}f}" == f"{need:.{places}f}":
+        places += 1
     return f"{value:.{places}f} (needs {need:.{places}f}{more})"
 
 

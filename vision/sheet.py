@@ -65,14 +65,19 @@ def misread(enrolment, most: int | None = None) -> list[tuple[object, str, str]]
     return found
 
 
+def problem_label(truth: str, said: str) -> str:
+    """A held-back view's label: what it shows, and what it was read as when read wrong. Not
+    read (orange) says so by its colour: "empty>unknown" was cut to "empty>unkno" (a tile
+    holds 12 characters)."""
+    return truth if said == "unknown" else f"{truth}>{said}"
+
+
 def write_sheet(enrolment, path: str | Path) -> Path:
     """A PNG: every enrolled class's nominal window, then up to MAX_PROBLEMS held-back views
     that were read wrong (red: the reading) or not accepted (orange)."""
     enrolled = _grid([_tile(window, name, (0, 0, 0))
                       for name, window in enrolment.nominal.items()])
-    # Orange says "not read": its label is what it shows (a tile holds 12 characters, and
-    # "empty>unknown" was cut to "empty>unkno"); red names what it was read as too.
-    problems = [_tile(held.window, truth if said == "unknown" else f"{truth}>{said}",
+    problems = [_tile(held.window, problem_label(truth, said),
                       (0, 140, 255) if said == "unknown" else (0, 0, 220))
                 for held, truth, said in misread(enrolment, MAX_PROBLEMS)]
     width = enrolled.shape[1]

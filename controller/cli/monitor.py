@@ -7,6 +7,7 @@ import ipaddress
 import os
 import socket
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 from controller.errors import InputError
@@ -87,37 +88,44 @@ def run(args) -> int:
         check_table_id(args.group, "--group")
     db = Path(args.db) if args.db else default_db()
     db.parent.mkdir(parents=True, exist_ok=True)
-    # Both taken before the broker is: a second monitor started by mistake would otherwise
-    # take over the first one's session (its client id) and what the broker kept for it.
-    history_lock = _hold(db)
-    listening = _listen(host, port, args.http)
-    if not _loopback(host):
-        print(f"sabot monitor: serving on {host}, not only this machine: the pages have no "
-              "login of their own; put them behind the casino's proxy", file=sys.stderr)
-    # A stable client id: a restarted monitor takes up its session (and what the broker
-    # kept for it meanwhile) again.
-    client = open_client(address, session=True,
-                         client_id=f"sabot-monitor-{socket.gethostname()}-{args.group or port}")
     keys = table_keys(Path(args.keys)) if args.keys else {}
-    service = MonitorService(client, MonitorStore(str(db)), group=args.group, keys=keys).start()
-    print(f"sabot monitor: http://{host}:{port}/ ; broker {address}; history {db}",
-          file=sys.stderr, flush=True)
-    try:
+    with ExitStack() as stack:
+        # The history and the port are taken before the broker is: a second monitor started
+        # by mistake took over the first one's session (its client id) and what the broker
+        # kept for it, and only then failed on the port in use.
+        stack.enter_context(_hold(db))
+        listening = [stack.enter_context(s) for s in _listen(host, port, args.http)]
+        if not _loopback(host):
+            print(f"sabot monitor: serving on {host}, not only this machine: the pages have no "
+                  "login of their own; put them behind the casino's proxy", file=sys.stderr)
+        # A stable client id: a restarted monitor takes up its session (and what the broker
+        # kept for it meanwhile) again.
+        client = open_client(address, session=True, client_id=f"sabot-monitor-"
+                             f"{socket.gethostname()}-{args.group or port}")
+        service = MonitorService(client, MonitorStore(str(db)), group=args.group,
+                                 keys=keys).start()
+        stack.callback(service.stop)
+        shown = f"[{host}]" if ":" in host else host
+        print(f"sabot monitor: http://{shown}:{port}/ ; broker {address}; history {db}",
+              file=sys.stderr, flush=True)
         config = uvicorn.Config(create_app(service), host=host, port=port, log_level="warning",
                                 access_log=False)
-        uvicorn.Server(config).run(sockets=[listening])
-    finally:
-        service.stop()
-        listening.close()
-        history_lock.close()
+        uvicorn.Server(config).run(sockets=listening)
     return 0
 
 
 def _hold(db: Path):
-    """An exclusive hold on the history `db` for as long as this monitor runs."""
+    """An exclusive hold on the history `db` (by its real path: a link to it is the same
+    history) for as long as this monitor runs. The lock file stays: a lock is its holder's
+    open file, and one unlinked could be taken by two."""
     import fcntl  # noqa: PLC0415 - only the monitor holds a file so
 
-    lock = open(f"{db}.lock", "a")  # noqa: SIM115 - held open until the monitor stops
+    path = f"{db.resolve()}.lock"
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise InputError(f"--db {db}: cannot lock its history ({error.strerror})") from None
+    lock = os.fdopen(descriptor, "rb")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -126,20 +134,31 @@ def _hold(db: Path):
     return lock
 
 
-def _listen(host: str, port: int, given: str) -> socket.socket:
-    """The pages' listening socket, bound now (uvicorn serves on it)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    listening = socket.socket(family, socket.SOCK_STREAM)
-    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+def _listen(host: str, port: int, given: str) -> list[socket.socket]:
+    """The pages' listening sockets, bound now (uvicorn serves on them): one for each address
+    `host` names, as uvicorn binds them itself (`localhost`: 127.0.0.1 and ::1)."""
     try:
-        listening.bind((host, port))
-        listening.listen(128)
+        found = socket.getaddrinfo(host, port, socket.AF_UNSPEC, socket.SOCK_STREAM,
+                                   flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        raise InputError(f"--http {given}: cannot serve there: {error.strerror}") from None
+    bound: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(found):  # once each
+            listening = socket.socket(family, kind, proto)
+            bound.append(listening)
+            listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:  # each family its own socket, as uvicorn has it
+                listening.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            listening.bind(address)
+            listening.listen(128)
     except OSError as error:
-        listening.close()
+        for listening in bound:
+            listening.close()
         why = ("in use (another sabot monitor?)" if error.errno == errno.EADDRINUSE
                else error.strerror)
         raise InputError(f"--http {given}: cannot serve there: {why}") from None
-    return listening
+    return bound
 
 
 def _loopback(host: str) -> bool:

@@ -50,7 +50,8 @@ def draw(results: list[str]) -> list[str]:
 
     lines = ["bead plate:", *board(roads.bead_plate(results), lambda r: roads.LETTER[r])]
     leading = roads.leading_ties(results)
-    lines.append("big road" + (f" ({leading} ties before the first win):" if leading else ":"))
+    ties = f"{leading} {'tie' if leading == 1 else 'ties'}"
+    lines.append("big road" + (f" ({ties} before the first win):" if leading else ":"))
     lines += board(roads.big_road(results),
                    lambda c: roads.LETTER[c.result] + (str(min(c.ties, 9)) if c.ties else ""))
     colour = {roads.RED: "R", roads.BLUE: "b"}

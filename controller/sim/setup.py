@@ -182,12 +182,12 @@ class Simulation:
         self.pipeline.stop()
 
     def _remember(self, events: list[dict]) -> None:
-        if self._log is not None:  # a log or a pipe: what happens, a line at a time
-            for event in events:
-                line = describe(event)
-                if line is not None:
-                    print(line, file=self._log, flush=True)
-        with self._view_lock:
+        with self._view_lock:  # the table thread's: `play_live` sets and clears the log
+            if self._log is not None:  # a log or a pipe: what happens, a line at a time
+                for event in events:
+                    line = describe(event)
+                    if line is not None:
+                        print(line, file=self._log, flush=True)
             self._rounds = shoe_rounds(self._rounds, events)
             table = getattr(self, "table", None)
             if table is None:
@@ -213,11 +213,13 @@ class Simulation:
             # A log or a pipe shows no live view until the end (a shoe at --speed 4 left
             # one empty for a minute and a half): each event is told as it happens, as
             # `sabot deal` tells it, and the view at the end is wide enough for both roads.
-            self._log = sys.stdout
+            with self._view_lock:
+                self._log = sys.stdout
             try:
                 self.dealer.play(observations)
             finally:
-                self._log = None
+                with self._view_lock:
+                    self._log = None
             console = Console(width=120)
             console.print(view())
             return

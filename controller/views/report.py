@@ -111,7 +111,8 @@ def _shoe_section(number: int, events: list[dict]) -> str:
 
 def _leading(results: list[str]) -> str:
     ties = leading_ties(results)
-    return f"<span>{ties} ties before the first win</span>" if ties else ""
+    return (f"<span>{ties} {'tie' if ties == 1 else 'ties'} before the first win</span>"
+            if ties else "")
 
 
 def _verdict(verdict: str) -> str:

@@ -173,5 +173,5 @@ def test_sabot_roads_refuses_a_wrong_letter():
 def test_sabot_roads_draws_text():
     out = subprocess.run([sys.executable, "-m", "controller.cli", "roads", "TBBT"],
                          capture_output=True, text=True, check=True).stdout
-    assert "big road (1 ties before the first win):" in out
+    assert "big road (1 tie before the first win):" in out
     assert "B1" in out

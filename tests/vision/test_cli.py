@@ -233,5 +233,15 @@ def test_a_value_short_of_its_need_never_reads_as_equal_to_it():
     from vision.reader import _against  # noqa: PLC0415
 
     assert _against(0.5891, 0.5903) == "0.589 (needs 0.590)"
+    assert _against(0.5895, 0.5904) == "0.5895 (needs 0.5904)"  # equal to three places too
+    assert _against(0.7, 0.7) == "0.70 (needs 0.70)"  # equal: passes
     assert _against(0.81, 0.75) == "0.81 (needs 0.75)"
     assert _against(0.02, 0.04, ", or a lead") == "0.02 (needs 0.04, or a lead)"
+
+
+def test_a_sheet_labels_a_view_not_read_by_what_it_shows_and_one_read_wrong_by_both():
+    from vision.sheet import problem_label  # noqa: PLC0415
+
+    assert problem_label("empty", "unknown") == "empty"  # was cut to "empty>unkno"
+    assert problem_label("5C", "4C") == "5C>4C"
+    assert len(problem_label("travel:KS", "unknown")) <= 12

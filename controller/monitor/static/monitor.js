@@ -189,7 +189,7 @@ function statsOf(shoe) {
     else if (n.event === "fault") { text += `FAULT: ${n.reason}`; cls = "alert"; }
     else if (n.event === "last_coup") text += `last coup announced (rule ${n.rule})`;
     else if (n.event === "shoe_end") text = `${when} end of the shoe after ${n.rounds} rounds, ${n.cards_left} cards left`;
-    else text += n.event.replace("_", " ");
+    else text += n.event.replaceAll("_", " ");
     return el("li", { class: cls, text });
   }) : [el("li", { class: "dim", text: "none" })]));
 }
