@@ -98,10 +98,7 @@ def run(args) -> int:
         if not _loopback(host):
             print(f"sabot monitor: serving on {host}, not only this machine: the pages have no "
                   "login of their own; put them behind the casino's proxy", file=sys.stderr)
-        # A stable client id: a restarted monitor takes up its session (and what the broker
-        # kept for it meanwhile) again.
-        client = open_client(address, session=True, client_id=f"sabot-monitor-"
-                             f"{socket.gethostname()}-{args.group or port}")
+        client = open_client(address, session=True, client_id=client_id(args.group, port))
         service = MonitorService(client, MonitorStore(str(db)), group=args.group,
                                  keys=keys).start()
         stack.callback(service.stop)
@@ -112,6 +109,14 @@ def run(args) -> int:
                                 access_log=False)
         uvicorn.Server(config).run(sockets=listening)
     return 0
+
+
+def client_id(group: str | None, port: int) -> str:
+    """The monitor's client id on the broker: stable, so that a restarted monitor takes up
+    its session (and what the broker kept for it meanwhile) again, and its own, so that two
+    do not take each other's: by host and port (a group's members on one host each have
+    their own port; by the group's name alone they shared one id)."""
+    return f"sabot-monitor-{socket.gethostname()}-{group + '-' if group else ''}{port}"
 
 
 def _hold(db: Path):

@@ -254,3 +254,12 @@ def test_a_second_monitor_on_the_same_port_or_history_is_refused_before_the_brok
     finally:
         held.close()
     opened.assert_not_called()
+
+
+def test_monitors_of_one_group_on_one_host_have_client_ids_of_their_own():
+    """By the group's name alone, two members on one host took each other's session."""
+    from controller.cli.monitor import client_id  # noqa: PLC0415
+
+    assert client_id("room-1", 8080) != client_id("room-1", 8081)
+    assert client_id("room-1", 8080) == client_id("room-1", 8080)  # a restart: the same
+    assert client_id(None, 8080).endswith("-8080")
