@@ -121,21 +121,15 @@ def client_id(group: str | None, port: int) -> str:
 
 def _hold(db: Path):
     """An exclusive hold on the history `db` (by its real path: a link to it is the same
-    history) for as long as this monitor runs. The lock file stays: a lock is its holder's
-    open file, and one unlinked could be taken by two."""
-    import fcntl  # noqa: PLC0415 - only the monitor holds a file so
+    history) for as long as this monitor runs."""
+    from controller.journal.store import hold_exclusively  # noqa: PLC0415
 
-    path = f"{db.resolve()}.lock"
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+        lock = hold_exclusively(f"{db.resolve()}.lock", os.O_RDONLY, 0o644)
     except OSError as error:
         raise InputError(f"--db {db}: cannot lock its history ({error.strerror})") from None
-    lock = os.fdopen(descriptor, "rb")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        lock.close()
-        raise InputError(f"--db {db}: another sabot monitor keeps its history there") from None
+    if lock is None:
+        raise InputError(f"--db {db}: another sabot monitor keeps its history there")
     return lock
 
 

@@ -257,15 +257,26 @@ def _exclusive_lock(path: str):
     file) would fork the chain. The lock is an flock on PATH.lock, gone with the process."""
     # Held open for the journal's lifetime; owner-only like the journal itself.
     try:
-        descriptor = os.open(f"{path}.lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND, PRIVATE)
+        lock = hold_exclusively(f"{path}.lock", os.O_WRONLY | os.O_APPEND, PRIVATE)
     except OSError as error:  # the first write a start makes: the journal's, not the lock's
         raise cannot(path, "open the journal for writing", error.strerror) from None
-    lock = os.fdopen(descriptor, "a")
+    if lock is None:
+        raise JournalError(f"{path}: the journal is being written by another process")
+    return lock
+
+
+def hold_exclusively(path: str, flags: int, mode: int):
+    """The file at `path` (opened with `flags`, created with `mode`) under an exclusive
+    flock, held for as long as the returned file is open and gone with the process; None
+    when another process holds it. The file itself stays: a lock is its holder's open file,
+    and one unlinked could be held by two. OSError: it cannot be opened."""
+    descriptor = os.open(path, flags | os.O_CREAT, mode)
+    lock = os.fdopen(descriptor, "ab" if flags & (os.O_WRONLY | os.O_RDWR) else "rb")
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         lock.close()
-        raise JournalError(f"{path}: the journal is being written by another process") from None
+        return None
     return lock
 
 
