@@ -95,7 +95,9 @@ class PahoClient(BrokerClient):
 
     def _connected(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            log.warning("%s refused the connection: %s", self.address, reason_code)
+            # A refused login (a wrong password, an unknown user) is an attempt that failed:
+            # said once by whoever listens (`Reachability`), not at each retry.
+            self.on_connect_fail(f"it refused the connection: {reason_code}")
             return
         self.connected = True
         for topic_filter, qos, _ in self._subscriptions:

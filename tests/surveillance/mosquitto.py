@@ -25,7 +25,10 @@ def free_port() -> int:
 
 
 class Mosquitto:
-    def __init__(self, folder: Path, port: int | None = None) -> None:
+    def __init__(self, folder: Path, port: int | None = None, *,
+                 anonymous: bool = True) -> None:
+        """`anonymous`: whether it lets a client in without a login (False: it refuses
+        every login, none being known to it)."""
         self.binary = mosquitto_binary()
         if self.binary is None:
             raise RuntimeError("mosquitto is not installed (`make test` installs it)")
@@ -39,7 +42,7 @@ class Mosquitto:
         # the test's folder: it stays who we are.
         self.config.write_text(
             f"user {getpass.getuser()}\n"
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\n"
+            f"listener {self.port} 127.0.0.1\nallow_anonymous {str(anonymous).lower()}\n"
             f"persistence true\npersistence_location {folder}/\n"
             "autosave_interval 1\nmax_queued_messages 100000\n"
             f"log_dest file {folder}/mosquitto.log\n")

@@ -16,11 +16,11 @@ from controller.journal.store import Journal
 from controller.monitor.service import MonitorService
 from controller.monitor.store import MonitorStore
 from controller.service.table_service import TableService
-from controller.surveillance.broker import MemoryBroker, open_client
+from controller.surveillance.broker import MemoryBroker, Reachability, open_client
 from controller.surveillance.publisher import Publisher
 from tests.shared_profiles import suite_reader
 from tests.surveillance.monitor_rig import Subscriber
-from tests.surveillance.mosquitto import free_port
+from tests.surveillance.mosquitto import Mosquitto, free_port
 from tests.surveillance.waiting import wait_until
 from vision.decks import synthetic_deck
 
@@ -92,6 +92,25 @@ def test_the_paho_client_says_why_it_cannot_connect():
     finally:
         client.close()
     assert reasons[0] == "Connection refused"
+
+
+def test_a_broker_that_refuses_the_login_is_said_once_not_at_each_retry(tmp_path, caplog):
+    """A refused login (a wrong password) was a warning at every retry of the client."""
+    broker = Mosquitto(tmp_path, anonymous=False).start()
+    client = open_client(broker.url, client_id="sabot-test-login")
+    reach = Reachability(client, logging.getLogger("test"), "what becomes of the events")
+    client.on_connect = reach.connected
+    caplog.set_level(logging.WARNING)
+    client.start()
+    try:
+        assert wait_until(lambda: reach.unreachable, 10)
+        time.sleep(3)  # the client tries again after 1 s, then 2 s
+    finally:
+        client.close()
+        broker.stop()
+    said = warnings_of(caplog)
+    assert len(said) == 1 and "it refused the connection: Not authorized" in said[0]
+    assert not reach.reached
 
 
 def test_simulate_to_a_dead_broker_warns_once_and_its_json_is_unchanged(tmp_path):
