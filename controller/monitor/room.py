@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from contract import LAMP_NAMES
 from controller.errors import SabotError
@@ -243,16 +244,28 @@ class Room:
 
 CSV_COLUMNS = ("round", "player", "banker", "player_total", "banker_total", "natural",
                "player_pair", "banker_pair", "result", "void", "ts")
+# After them, for the reader of a spreadsheet: `ts` (seconds since 1970) as a UTC time.
+TIME_COLUMN = "time"
 
 
 def shoe_csv(detail: dict) -> str:
     """A shoe's rounds as CSV (cards space-separated within a cell)."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow((*CSV_COLUMNS, TIME_COLUMN))
     for r in detail["round_list"]:
-        writer.writerow([_cell(r.get(c)) for c in CSV_COLUMNS])
+        writer.writerow([*(_cell(r.get(c)) for c in CSV_COLUMNS), _utc(r.get("ts"))])
     return out.getvalue()
+
+
+def _utc(ts) -> str:
+    if not isinstance(ts, int | float) or isinstance(ts, bool):
+        return ""
+    try:
+        moment = datetime.fromtimestamp(ts, UTC)
+    except (OverflowError, OSError, ValueError):  # a table's clock far off: no time
+        return ""
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _cell(value) -> str:

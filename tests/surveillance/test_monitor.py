@@ -183,6 +183,16 @@ def test_room_model_drops_duplicates_and_older_messages():
     assert model.tables["t1"].events == 1
 
 
+def test_shoe_csv_gives_each_rounds_time_as_a_utc_time_too():
+    """Seconds since 1970 alone were unreadable in a spreadsheet."""
+    text = shoe_csv({"round_list": [{"round": 1, "player": ["9H"], "banker": ["2C"],
+                                     "result": "player", "ts": 1764590401.6},
+                                    {"round": 2, "result": "tie", "ts": None}]})
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert rows[0]["ts"] == "1764590401.6" and rows[0]["time"] == "2025-12-01T12:00:01.600Z"
+    assert rows[1]["time"] == ""
+
+
 def test_shoe_csv_defuses_formulas():
     text = shoe_csv({"round_list": [{"round": 1, "player": ["=HYPERLINK(1)"], "banker": [],
                                      "result": "banker"}]})
