@@ -50,8 +50,7 @@ def open_panel(
     debounce_ms = config.get("debounce_ms", DEFAULT_DEBOUNCE * 1000)
     if isinstance(debounce_ms, bool) or not isinstance(debounce_ms, int | float):
         raise HardwareConfigError(f"gpio.debounce_ms must be a number, not {debounce_ms!r}")
-    lamp_pins = {p.pin: f"lamps.{p.name}" for p in parse_lamp_config(lamps_config).values()}
-    parse_button_config(buttons_config, taken=lamp_pins)
+    lamp_pins = check_wiring(lamps_config, buttons_config)
     if backend is None:
         name = config.get("backend", "fake")
         backend = open_backend(str(name)) if name != "fake" else open_backend("fake", clock=clock)
@@ -59,6 +58,14 @@ def open_panel(
     buttons = Buttons(buttons_config, backend, on_press=on_press, clock=clock,
                       debounce=debounce_ms / 1000, taken=lamp_pins)  # fmt: skip
     return Panel(backend, lamps, buttons)
+
+
+def check_wiring(lamps: Mapping[str, object], buttons: Mapping[str, object]) -> dict[int, str]:
+    """The lamps' and buttons' wiring checked (names, pins in range, no pin used twice);
+    the lamps' pins, each with its owner (`lamps.NAME`)."""
+    lamp_pins = {p.pin: f"lamps.{p.name}" for p in parse_lamp_config(lamps).values()}
+    parse_button_config(buttons, taken=lamp_pins)
+    return lamp_pins
 
 
 def _table(config: Mapping[str, object], key: str) -> Mapping[str, object]:

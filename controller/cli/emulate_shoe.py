@@ -197,20 +197,27 @@ def shoe_order(path: str) -> list[obs.Observation]:
     return [step.observation for step in parse_script(text, source)]
 
 
+# The camera's options left to its defaults when not given: option -> `CameraDealer.open`'s
+# keyword (the attribute of the parsed arguments is the option's name).
+_CAMERA_DEFAULTED = {"--deck": "deck", "--fps": "fps", "--frames-per-card": "frames_per_card",
+                     "--window": "at"}
+
+
 def _camera_options(args) -> dict[str, object]:
     """The options of the shoe's camera as given (None: not given, the camera's default)."""
-    return {"--deck": args.deck, "--fps": args.fps, "--frames-per-card": args.frames_per_card,
-            "--window": args.window, "--shoe": args.shoe}
+    return {option: getattr(args, option[2:].replace("-", "_"))
+            for option in (*_CAMERA_DEFAULTED, "--shoe")}
 
 
 def camera_dealer(args, shoe: PtyShoe, order: list[obs.Observation] | None):
     from controller.sim.camera_dealer import CameraDealer  # noqa: PLC0415 - OpenCV only here
 
-    given = {"deck": args.deck, "fps": args.fps, "frames_per_card": args.frames_per_card,
-             "at": args.window}
+    given = _camera_options(args)
     return CameraDealer.open(shoe, port=args.camera, order=order, seed=args.seed,
                              on_card=lambda code: say(sys.stdout, "shown", code),
-                             **{key: value for key, value in given.items() if value is not None})
+                             **{keyword: given[option]
+                                for option, keyword in _CAMERA_DEFAULTED.items()
+                                if given[option] is not None})
 
 
 def say(out: TextIO, key: str, value: object) -> None:

@@ -6,6 +6,7 @@ import json
 import sys
 
 from controller.game import roads
+from controller.views.text import counted
 
 
 def register(subparsers) -> None:
@@ -50,8 +51,8 @@ def draw(results: list[str]) -> list[str]:
 
     lines = ["bead plate:", *board(roads.bead_plate(results), lambda r: roads.LETTER[r])]
     leading = roads.leading_ties(results)
-    ties = f"{leading} {'tie' if leading == 1 else 'ties'}"
-    lines.append("big road" + (f" ({ties} before the first win):" if leading else ":"))
+    lines.append("big road" + (f" ({counted(leading, 'tie', 'ties')} before the first win):"
+                               if leading else ":"))
     lines += board(roads.big_road(results),
                    lambda c: roads.LETTER[c.result] + (str(min(c.ties, 9)) if c.ties else ""))
     colour = {roads.RED: "R", roads.BLUE: "b"}

@@ -15,9 +15,8 @@ from typing import Any
 
 from controller.errors import ConfigError
 from controller.surveillance.messages import TABLE_ID
-from hardware.buttons import parse_button_config
 from hardware.errors import HardwareConfigError
-from hardware.lamps import parse_lamp_config
+from hardware.panel import check_wiring
 
 
 @dataclass(frozen=True)
@@ -190,9 +189,7 @@ def _check_wiring(gpio: dict, path: str) -> None:
     range, no pin used twice), so that a wrong one is named with the file it is in before
     the service starts, not after."""
     try:
-        lamps = parse_lamp_config(gpio["lamps"])
-        parse_button_config(gpio["buttons"],
-                            taken={lamp.pin: f"lamps.{lamp.name}" for lamp in lamps.values()})
+        check_wiring(gpio["lamps"], gpio["buttons"])
     except HardwareConfigError as error:
         raise ConfigError(f"{path}: [gpio] {error}") from None
 

@@ -121,13 +121,12 @@ def table_view(title: str, state: TableState, lit: frozenset[str], shown: list[d
     irregularities = [e for e in shown if e["event"] == "irregularity"]
     last = rounds[-1] if rounds else None
     results = [r["result"] for r in rounds if not r["void"]]
-    if state.phase == ENDED:  # no round comes next, and no bets are taken
-        status = (f"shoe {state.shoe}  ended after round {state.shown_round}  cards left "
-                  f"{state.cards_left}")
-    else:
-        bets = "no more bets" if state.bets_closed else "bets open"
-        status = (f"shoe {state.shoe}  round {state.round_number}  cards left "
-                  f"{state.cards_left}  {state.phase}  {bets}")
+    # Once the shoe has ended no round comes next, and no bets are taken.
+    doing = ("ended after round" if state.phase == ENDED else "round")
+    bets = ("" if state.phase == ENDED else
+            f"  {state.phase}  {'no more bets' if state.bets_closed else 'bets open'}")
+    status = (f"shoe {state.shoe}  {doing} {state.shown_round}  cards left "
+              f"{state.cards_left}{bets}")
     parts = [Text(status, style="bold"), lamp_strip(lit), hands(state, last)]
     if state.burn_cards:
         parts.append(Text(f"burn: {state.burn_cards[0]} shown, {len(state.burn_cards) - 1} "

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from controller.game.roads import LETTER, ROWS, big_road, leading_ties, width
 from controller.game.roads import bead_plate as plate
 from controller.journal.store import Record
+from controller.views.text import counted
 
 _COLOUR = {"banker": "#c62828", "player": "#1565c0", "tie": "#2e7d32"}
 _STYLE = """
@@ -111,8 +112,7 @@ def _shoe_section(number: int, events: list[dict]) -> str:
 
 def _leading(results: list[str]) -> str:
     ties = leading_ties(results)
-    return (f"<span>{ties} {'tie' if ties == 1 else 'ties'} before the first win</span>"
-            if ties else "")
+    return f"<span>{counted(ties, 'tie', 'ties')} before the first win</span>" if ties else ""
 
 
 def _verdict(verdict: str) -> str:

@@ -10,6 +10,11 @@ from controller.game.roads import ROWS
 _RESULT_WORD = {"player": "PLAYER", "banker": "BANKER", "tie": "TIE HAND"}
 
 
+def counted(n: int, one: str, many: str) -> str:
+    """"1 tie", "2 ties"."""
+    return f"{n} {one if n == 1 else many}"
+
+
 def describe(event: dict) -> str | None:
     """One line for an event worth reading, None for the ones only machines want."""
     kind = event.get("event")
