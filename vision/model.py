@@ -122,21 +122,26 @@ def kind_weights() -> np.ndarray:
 # and its position step (a half-size pixel across; down, the same share of the zone's
 # height, which is 1.8 times its width).
 NUDGES = ((FINER[1], 0, 0), (FINER[3], 0, 0), (1, -2, 0), (1, 2, 0), (1, 0, -3), (1, 0, 3))
+# ... and the corners of the box two such steps away each way at once (8% in scale, 4 px
+# across, 6 px down): a frame printed just outside the index pulled a zone that far off its
+# index (`Reader._outscored`).
+TWO_STEPS = tuple((k, dx, dy) for k in (FINER[0], FINER[4]) for dx in (-4, 4) for dy in (-6, 6))
 
 
-def nudged(pose: Pose) -> list[Pose]:
-    """The poses NUDGES away from `pose` (their score is `pose`'s)."""
+def nudged(pose: Pose, steps: tuple[tuple[float, float, float], ...] = NUDGES) -> list[Pose]:
+    """The poses `steps` away from `pose` (their score is `pose`'s)."""
     return [Pose(pose.scale * k, pose.cx + dx * pose.scale, pose.cy + dy * pose.scale,
-                 pose.score) for k, dx, dy in NUDGES]
+                 pose.score) for k, dx, dy in steps]
 
 
-def describe_nudged(prepared: Prepared, pose: Pose, vector: np.ndarray) -> np.ndarray:
-    """The vectors (len(NUDGES), ...) of the window with its index zone at each of
-    `nudged(pose)`: `vector` (`describe` at `pose`, and whatever follows it) with the
-    shape taken at the nudged zone, all in one pass (`orientation_histograms`). The ink's
-    redness stays the zone's at `pose`: a step moves where the index falls in the zone, not
-    the colour of its ink."""
-    pictures = np.stack([zone_picture(prepared, near) for near in nudged(pose)])
+def describe_nudged(prepared: Prepared, pose: Pose, vector: np.ndarray,
+                    steps: tuple[tuple[float, float, float], ...] = NUDGES) -> np.ndarray:
+    """The vectors (len(steps), ...) of the window with its index zone at each of
+    `nudged(pose, steps)`: `vector` (`describe` at `pose`, and whatever follows it) with
+    the shape taken at the nudged zone, all in one pass (`orientation_histograms`). The
+    ink's redness stays the zone's at `pose`: a step moves where the index falls in the
+    zone, not the colour of its ink."""
+    pictures = np.stack([zone_picture(prepared, near) for near in nudged(pose, steps)])
     shapes = orientation_histograms(pictures, CELL)
     rows = np.repeat(vector[None, :], len(pictures), axis=0)
     rows[:, : shapes.shape[1]] = shapes
