@@ -24,9 +24,9 @@ import numpy as np
 
 from contract import JOKER
 from vision.cards import BLANK, FACE_SIDES, PASSING, SURFACE_KINDS, SURFACE_NAMES, split_code
-from vision.features import card_above_window, card_top_row, thumbnail
+from vision.features import card_above_window, thumbnail
 from vision.gate import gate_vector
-from vision.geometry import CARD_TOP, WINDOW_H, to_window
+from vision.geometry import to_window
 from vision.model import (
     NUDGES,
     TWO_STEPS,
@@ -44,15 +44,7 @@ from vision.model import (
     zone_picture,
 )
 from vision.profile import SIDE_STAGE, Profile
-from vision.register import REFINE_RANGE, ZONE, Pose, Registration
-
-# A card coming up into the window with its top edge at or below this row (window pixels)
-# cannot show its whole index zone yet, however small it is seen: the zone reaches ZONE's
-# bottom less the card's top below the edge, at the least scale the index is searched at
-# (the envelope's least). The zone has a margin below the printed suit: a frame or two a
-# passage that would have been read right (67 of 768 such frames of the vector design's
-# cards, none wrong) are not, and the card is decided a frame later.
-ENTERING_BELOW = WINDOW_H - (ZONE[1] + ZONE[3] - CARD_TOP) * REFINE_RANGE[0]
+from vision.register import Pose, Registration, coming_in
 
 
 @dataclass(frozen=True)
@@ -102,8 +94,7 @@ class Reader:
         if self._gate.passes(small, numbers):  # plainly the empty shoe: most frames
             return Reading("empty", score=1.0)
         gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-        top = card_top_row(small, gray)
-        if top is not None and top * WINDOW_H / small.shape[0] >= ENTERING_BELOW:
+        if coming_in(small, gray):
             return Reading("unknown", reason="not sure: a card coming into the window, its "
                            "index zone not yet wholly in view")
         prepared = Prepared(window, small, gray)

@@ -20,7 +20,8 @@ import cv2
 import numpy as np
 
 from vision.correlate import Correlator
-from vision.geometry import WINDOW_H, WINDOW_W
+from vision.features import card_top_row
+from vision.geometry import CARD_TOP, WINDOW_H, WINDOW_W
 
 # The index zone in nominal window pixels (x, y, w, h): from just inside the card's top-left
 # corner (at 12.8, 14 in the nominal window) over the top-left 0.22 x 0.4 card widths, where
@@ -51,6 +52,23 @@ _FINE_REACH = 3  # fine search: +- this many half-size pixels around the coarse 
 # read as QH). Keeping the refinement within 28-74 too cost a silent error (a vector card
 # read as another).
 INDEX_X = (28, 74)
+
+
+# A card coming up into the window with its top edge at or below this row (window pixels)
+# cannot show its whole index zone yet, however small it is seen: the zone reaches ZONE's
+# bottom less the card's top below the edge, at the least scale the index is searched at
+# (the envelope's least). The zone has a margin below the printed suit: a frame or two a
+# passage that would have been read right (67 of 768 such frames of the vector design's
+# cards, none wrong) are not, and the card is decided a frame later.
+ENTERING_BELOW = WINDOW_H - (ZONE[1] + ZONE[3] - CARD_TOP) * REFINE_RANGE[0]
+
+
+def coming_in(small: np.ndarray, gray: np.ndarray | None = None) -> bool:
+    """Whether the window whose thumbnail is `small` (`gray`: that in grey, if the caller
+    has it) shows a card coming up into it with its top edge at or below ENTERING_BELOW:
+    its index zone is not wholly in view, and the reader does not look for it there."""
+    top = card_top_row(small, gray)
+    return top is not None and top * WINDOW_H / small.shape[0] >= ENTERING_BELOW
 
 
 @dataclass(frozen=True)

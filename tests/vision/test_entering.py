@@ -12,8 +12,7 @@ import pytest
 from vision.decks import draw_cut
 from vision.features import card_top_row, thumbnail
 from vision.geometry import CARD_TOP, WINDOW_H, to_window
-from vision.reader import ENTERING_BELOW
-from vision.register import REFINE_RANGE, ZONE
+from vision.register import ENTERING_BELOW, REFINE_RANGE, ZONE
 from vision.synth import SURROUNDS, Perturbation, random_perturbation, render_window
 
 CODES = ("AS", "7D", "KC", "10H", "3S", "QH", "JD", "9C")
