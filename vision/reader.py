@@ -5,14 +5,16 @@ design's learned views of its 52 cards (`model.Model`). The reading is the card 
 nearest views, but only when it is both close enough to them and far enough ahead of every
 other card: the two thresholds were calibrated at enrolment on held-back views so that none
 of those read wrong would have passed. Nor where, with the zone a step of its search away,
-another card comes as close (`model.describe_nudged`): the reading would rest on where the
-zone fell. Before that, the whole window is glanced at (the kind model, calibrated the same
-way, so that no held-back card would be taken for one of those): the empty window, a back in
-the over view and a card's body passing need no index, and most frames are one of them. Each
+another card comes as close, or, two steps away, scores above it (`model.describe_nudged`):
+the reading would rest on where the zone fell. Before that, the whole window is glanced at
+(the kind model, calibrated the same way, so that no held-back card would be taken for one
+of those): the empty window, a back in the over view and a card's body passing need no
+index, and most frames are one of them. Each
 stage has thresholds of its own (`Profile.thresholds`, by stage). Anything else is
 `unknown`, with the reason: a wrong card read with confidence is the one error not allowed.
 First of all, a window that is plainly the empty shoe is told from its thumbnail's colour
-alone (`gate`), in a fraction of the time.
+alone (`gate`), in a fraction of the time, and a card coming up into the window with its
+index not yet wholly in view from its top edge (`register.coming_in`).
 """
 
 from __future__ import annotations

@@ -112,7 +112,9 @@ def test_the_reader_leaves_unread_exactly_the_views_enrolment_counts_as_coming_i
 def test_a_held_back_card_coming_in_sets_no_threshold(enrolled):
     """One such view, read with its index half in view (an invented design's AS read as AD,
     leading by 0.94 along their pair's direction), held that design's pair stage at 1.14
-    and left 9 of 104 passages of its cards unread: the reader never reads it so far."""
+    and left 9 of 104 passages of its cards unread: the reader never reads it so far.
+    Here a view of a card sliding past read with confidence as another card raises the
+    card stage's thresholds, unless it is coming in."""
     profile = enrolled.profile
     pairs = Pairs(profile.pair_index, profile.pair_directions, profile.pair_middles,
                   profile.pair_halves)
