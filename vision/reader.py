@@ -176,9 +176,9 @@ class Reader:
             other = self._nudged_rival(prepared, pose, vector, number, score - least_margin,
                                        score)
             if other is not None:
-                return Reading("unknown", score=score, reason=f"not sure: {name} {score:.2f}, "
-                               f"but {other[0]} {other[1]:.2f} with the index found "
-                               f"{other[2]}")
+                own, theirs = _apart(score, other[1])
+                return Reading("unknown", score=score, reason=f"not sure: {name} {own}, but "
+                               f"{other[0]} {theirs} with the index found {other[2]}")
             rank, suit = split_code(name)  # type: ignore[misc]
             return Reading("face", name, rank, suit, score, at=pose.cy)
         pairs = (("" if lead is None else f", or a lead of {p.thresholds['pair'][0]:.2f} "
@@ -234,14 +234,20 @@ def one_compute_thread() -> None:
     threadpool_limits(limits=1, user_api="blas")
 
 
-def _against(value: float, need: float, more: str = "") -> str:
-    """`value (needs need)`, to two places, or to as many more as it takes (up to six) for a
-    value short of its need not to show as equal to it ("looks like it 0.59 (needs 0.59)");
-    `more` goes inside the brackets, after the need."""
+def _apart(first: float, second: float) -> tuple[str, str]:
+    """The two numbers to two places, or to as many more as it takes (up to six) for two
+    that differ not to show as equal."""
     places = 2
-    while places < 6 and value != need and f"{value:.{places}f}" == f"{need:.{places}f}":
+    while places < 6 and first != second and f"{first:.{places}f}" == f"{second:.{places}f}":
         places += 1
-    return f"{value:.{places}f} (needs {need:.{places}f}{more})"
+    return f"{first:.{places}f}", f"{second:.{places}f}"
+
+
+def _against(value: float, need: float, more: str = "") -> str:
+    """`value (needs need)` (`_apart`: a value short of its need never shows as equal to it,
+    "looks like it 0.59 (needs 0.59)"); `more` goes inside the brackets, after the need."""
+    shown, needed = _apart(value, need)
+    return f"{shown} (needs {needed}{more})"
 
 
 _LOOKS = {JOKER: "looks like a joker", BLANK: "looks like a face with nothing printed",
