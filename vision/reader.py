@@ -173,8 +173,7 @@ class Reader:
         contrary = min(known, default=0.0) < 0.0
         if gated and not contrary and (margin >= least_margin or (
                 lead is not None and lead >= p.thresholds["pair"][0])):
-            other = self._nudged_rival(prepared, pose, vector, number, score - least_margin,
-                                       score)
+            other = self._nudged_rival(prepared, pose, vector, number, score)
             if other is not None:
                 own, theirs = _apart(score, other[1])
                 return Reading("unknown", score=score, reason=f"not sure: {name} {own}, but "
@@ -192,12 +191,11 @@ class Reader:
         return Reading("unknown", score=score, reason=why)
 
     def _nudged_rival(self, prepared: Prepared, pose: Pose, vector: np.ndarray, number: int,
-                      floor: float, own: float) -> tuple[str, float, str] | None:
-        """Another class read with a score of at least `floor` (the reading's own less the
-        card stage's margin) at one of the poses a step of the index search away from the
-        one found (`nudged`), or with a score above `own` (the reading's) at one of the
-        poses two steps away each way (TWO_STEPS): that class, its score and how far away;
-        None when there is none.
+                      own: float) -> tuple[str, float, str] | None:
+        """Another class read at one of the poses a step of the index search away from the
+        one found (`nudged`) with a score within the card stage's margin of `own` (the
+        reading's score), or at one of the poses two steps away each way (TWO_STEPS) with a
+        score above it: that class, its score and how far away; None when there is none.
 
         The margin asks a reading to stand out from every other card at the pose found; the
         pose itself is found only to a step of the search. A reading that another card
@@ -211,12 +209,13 @@ class Reader:
         small and 4 px left, on the frame, was read as 6D at 0.87, leading by 0.12, every
         step away agreeing; two steps away the 5D itself scored 0.89. A reading another
         card outscores there is not the best match near where it was found."""
+        floor = own - self.profile.thresholds["card"][1]
         rows = describe_nudged(prepared, pose, vector, NUDGES + TWO_STEPS)
         scores = self._cards.scores_of(self._cards.embed(rows))
         for row, cls in enumerate(scores.argmax(axis=1)):
-            near = row < len(NUDGES)
-            if cls != number and scores[row, cls] >= (floor if near else np.nextafter(own, 2.0)):
-                return (self._cards.classes[cls], float(scores[row, cls]),
+            rival, near = scores[row, cls], row < len(NUDGES)
+            if cls != number and (rival >= floor if near else float(rival) > own):
+                return (self._cards.classes[cls], float(rival),
                         "a step away" if near else "two steps away")
         return None
 
