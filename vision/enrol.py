@@ -496,12 +496,20 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
                        learned=views)]
     confused = _confused_surfaces(held_out)
     if confused:  # their thresholds are set by a thin tail: see more of it
-        extra = _more_surface_views(samples, confused, held, held_rng, registration, counter)
+        extra = _more_views(samples, confused, HELD_SURFACE_VIEWS * held,
+                            held * CONFUSED_SURFACE_VIEWS, held_rng, registration, counter)
         held_out += [_read(v, card_model, kind_model, likeness) for v in extra]
         notes.append(f"the {' and the '.join(SURFACE_NAMES[k] for k in sorted(confused))} look "
                      "alike in some held-back views (a cut card about the colour of the "
                      "shoe's interior?): such views are read as unknown, and the table halts "
                      "rather than guess; a cut card of another colour avoids it")
+    # Cards told apart by little (a small suit, blurred) set the card stage's thresholds by
+    # a thin tail too.
+    close = _confused_cards(held_out)
+    if close:
+        extra = _more_views(samples, close, held, held * CONFUSED_CARD_VIEWS, held_rng,
+                            registration, counter, held=True)
+        held_out += [_read(v, card_model, kind_model, likeness) for v in extra]
     accept = _calibrate(held_out, notes, pairs, classes)
     gate, gate_share = _learn_gate(learned, held_out)
     counter.finish()
@@ -594,6 +602,9 @@ HELD_SURFACE_VIEWS = 12
 # 192 views alone, 2 or 3 in 300 fresh empty windows of a design with a dark brown cut card
 # were read as the cut card).
 CONFUSED_SURFACE_VIEWS = 36
+# ... and of each card of which a held-back view in place was nearest another card's, and of
+# that card, this many times more.
+CONFUSED_CARD_VIEWS = 2
 SLIDING_VIEWS = 12  # held-back views of each card sliding past the window
 PASSING_VIEWS = 8  # learned views of each card's body passing, its index out of the window
 PASSED = 150  # window pixels above its place at which a card's index is out of the window
@@ -730,16 +741,24 @@ def _confused_surfaces(held_out: list[HeldOut]) -> set[str]:
             and h.card != h.truth for kind in (h.truth, h.card)}
 
 
-def _more_surface_views(samples: Samples, kinds: set[str], count: int,
-                        rng: np.random.Generator, registration: Registration,
-                        counter: _Counter) -> list[_View]:
-    jobs = [(kind, source) for kind in sorted(kinds) for source in samples.classes.get(kind, ())]
-    counter.total += len(jobs) * count * CONFUSED_SURFACE_VIEWS
+def _confused_cards(held_out: list[HeldOut]) -> set[str]:
+    """The cards of which a held-back view in place (not sliding past) was nearest another
+    card's views, and those cards (before any threshold)."""
+    return {code for h in held_out if h.truth_card in ALL_CARDS and h.card in ALL_CARDS
+            and h.card != h.truth_card and not h.sliding for code in (h.truth_card, h.card)}
+
+
+def _more_views(samples: Samples, names: set[str], first: int, count: int,
+                rng: np.random.Generator, registration: Registration, counter: _Counter, *,
+                held: bool = False) -> list[_View]:
+    """`count` more views of each of the classes `names` to read back, numbered from
+    `first` (after those already held back); `held` as `_envelope_view`'s."""
+    jobs = [(name, source) for name in sorted(names) for source in samples.classes.get(name, ())]
+    counter.total += len(jobs) * count
     out = []
-    for kind, source in jobs:
-        for k in range(count * CONFUSED_SURFACE_VIEWS):
-            out.append(_envelope_view(kind, HELD_SURFACE_VIEWS * count + k, source, rng,
-                                      registration))
+    for name, source in jobs:
+        for k in range(count):
+            out.append(_envelope_view(name, first + k, source, rng, registration, held=held))
             counter.tick()
     return out
 

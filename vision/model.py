@@ -124,7 +124,7 @@ def kind_weights() -> np.ndarray:
 NUDGES = ((FINER[1], 0, 0), (FINER[3], 0, 0), (1, -2, 0), (1, 2, 0), (1, 0, -3), (1, 0, 3))
 # ... and the corners of the box two such steps away each way at once (8% in scale, 4 px
 # across, 6 px down): a frame printed just outside the index pulled a zone that far off its
-# index (`Reader._nudged_rival`).
+# index (`Reader._doubt_nearby`).
 TWO_STEPS = tuple((k, dx, dy) for k in (FINER[0], FINER[4]) for dx in (-4, 4) for dy in (-6, 6))
 
 

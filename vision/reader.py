@@ -5,16 +5,17 @@ design's learned views of its 52 cards (`model.Model`). The reading is the card 
 nearest views, but only when it is both close enough to them and far enough ahead of every
 other card: the two thresholds were calibrated at enrolment on held-back views so that none
 of those read wrong would have passed. Nor where, with the zone a step of its search away,
-another card comes as close, or, two steps away, scores above it (`model.describe_nudged`):
-the reading would rest on where the zone fell. Before that, the whole window is glanced at
-(the kind model, calibrated the same way, so that no held-back card would be taken for one
-of those): the empty window, a back in the over view and a card's body passing need no
-index, and most frames are one of them. Each
-stage has thresholds of its own (`Profile.thresholds`, by stage). Anything else is
-`unknown`, with the reason: a wrong card read with confidence is the one error not allowed.
-First of all, a window that is plainly the empty shoe is told from its thumbnail's colour
-alone (`gate`), in a fraction of the time, and a card coming up into the window with its
-index not yet wholly in view from its top edge (`register.coming_in`).
+another card comes as close, or, two steps away or where the search's next best scale put
+it, scores above it (`model.describe_nudged`, `register.Registration.locate_both`): the
+reading would rest on where the zone fell. Before that, the whole window
+is glanced at (the kind model, calibrated the same way, so that no held-back card would be
+taken for one of those): the empty window, a back in the over view and a card's body passing
+need no index, and most frames are one of them. Each stage has thresholds of its own
+(`Profile.thresholds`, by stage). Anything else is `unknown`, with the reason: a wrong card
+read with confidence is the one error not allowed. First of all, a window that is plainly
+the empty shoe is told from its thumbnail's colour alone (`gate`), in a fraction of the
+time, and a card coming up into the window with its index not yet wholly in view from its
+top edge (`register.coming_in`).
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ class Reader:
                     small, gray):
             return Reading("unknown", score=kind_score, reason=f"not a card: {_LOOKS[kind]}",
                            looks=kind)
-        pose = self._registration.locate(prepared.ink)
+        pose, other_pose = self._registration.locate_both(prepared.ink)
         zone = zone_picture(prepared, pose)
         vector = np.concatenate([describe(prepared, pose, zone), glance])
         embedded = self._cards.embed(vector)
@@ -173,11 +174,11 @@ class Reader:
         contrary = min(known, default=0.0) < 0.0
         if gated and not contrary and (margin >= least_margin or (
                 lead is not None and lead >= p.thresholds["pair"][0])):
-            other = self._nudged_rival(prepared, pose, vector, number, score)
-            if other is not None:
-                own, theirs = _apart(score, other[1])
-                return Reading("unknown", score=score, reason=f"not sure: {name} {own}, but "
-                               f"{other[0]} {theirs} with the index found {other[2]}")
+            elsewhere = (None if other_pose is None
+                         else np.concatenate([describe(prepared, other_pose), glance]))
+            doubt = self._doubt_nearby(prepared, pose, vector, elsewhere, number, score)
+            if doubt:
+                return Reading("unknown", score=score, reason=f"not sure: {name} {doubt}")
             rank, suit = split_code(name)  # type: ignore[misc]
             return Reading("face", name, rank, suit, score, at=pose.cy)
         pairs = (("" if lead is None else f", or a lead of {p.thresholds['pair'][0]:.2f} "
@@ -190,12 +191,14 @@ class Reader:
                f"{_against(alike, like_floor)}")
         return Reading("unknown", score=score, reason=why)
 
-    def _nudged_rival(self, prepared: Prepared, pose: Pose, vector: np.ndarray, number: int,
-                      own: float) -> tuple[str, float, str] | None:
-        """Another class read at one of the poses a step of the index search away from the
-        one found (`nudged`) with a score within the card stage's margin of `own` (the
-        reading's score), or at one of the poses two steps away each way (TWO_STEPS) with a
-        score above it: that class, its score and how far away; None when there is none.
+    def _doubt_nearby(self, prepared: Prepared, pose: Pose, vector: np.ndarray,
+                      elsewhere: np.ndarray | None, number: int, own: float) -> str:
+        """Why a reading of class `number` with score `own` is not sure once the index zone
+        is put elsewhere than the pose found (the reason's end, after the card's name), ""
+        when it is: another class scores within the card stage's margin of `own` a step of
+        the search away (`NUDGES`), or above `own` two steps away each way (TWO_STEPS) or
+        with the zone at `elsewhere` (the vector there: where the search's next best scale
+        put it, `Registration.locate_both`).
 
         The margin asks a reading to stand out from every other card at the pose found; the
         pose itself is found only to a step of the search. A reading that another card
@@ -207,17 +210,27 @@ class Reader:
         on the shared designs. Further off, a frame printed just outside the index can hold
         the zone: an invented design's 5D (`--invent-seed 101`), its zone found 16% too
         small and 4 px left, on the frame, was read as 6D at 0.87, leading by 0.12, every
-        step away agreeing; two steps away the 5D itself scored 0.89. A reading another
-        card outscores there is not the best match near where it was found."""
-        floor = own - self.profile.thresholds["card"][1]
+        step away agreeing; two steps away the 5D itself scored 0.89. And a scale 19% off:
+        a bold serif 6D (`--invent-seed 601`), found at 0.87 with the top of its 6 cut
+        off, was read as 5D at 0.90; at the next scale's pose, 1.04, it scored 6D 0.98. A
+        reading another card outscores there is not the best match near where it was
+        found."""
+        card_margin = self.profile.thresholds["card"][1]
+        floor = own - card_margin
         rows = describe_nudged(prepared, pose, vector, NUDGES + TWO_STEPS)
-        scores = self._cards.scores_of(self._cards.embed(rows))
+        if elsewhere is not None:
+            rows = np.vstack([rows, elsewhere[None, :]])
+        embedded = self._cards.embed(rows)
+        scores = self._cards.scores_of(embedded)
         for row, cls in enumerate(scores.argmax(axis=1)):
             rival, near = scores[row, cls], row < len(NUDGES)
             if cls != number and (rival >= floor if near else float(rival) > own):
-                return (self._cards.classes[cls], float(rival),
-                        "a step away" if near else "two steps away")
-        return None
+                mine, theirs = _apart(own, float(rival))
+                where = ("a step away" if near else "two steps away"
+                         if row < len(NUDGES) + len(TWO_STEPS) else "at the next scale")
+                return (f"{mine}, but {self._cards.classes[cls]} {theirs} with the index "
+                        f"found {where}")
+        return ""
 
 
 def one_compute_thread() -> None:

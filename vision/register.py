@@ -7,7 +7,8 @@ window. What it looks for is learned at enrolment: the design's faces are groupe
 their zone looks (k-means over the nominal windows' ink, so that an ace, a court card and a
 ten whose big pips crowd the index each have a template of their own), and the group means
 are the templates. A window is searched coarsely (at 1/4 size, every template, scale and
-position), then refined around the best (at 1/2 size, up to five finer scales).
+position), then refined around the best (at 1/2 size, up to five finer scales); the reader
+asks for the next best scale's refined place too (`Registration.locate_both`).
 Nothing here depends on how a design lays out its index: only on where its zone is.
 """
 
@@ -39,6 +40,12 @@ REFINE_RANGE = (0.8, SCALES[-1])
 CLUSTERS = 6
 _COARSE, _FINE = 4, 2  # downscaling of the coarse and the fine search
 _COARSE_PAD, _FINE_PAD = 3, 8  # zero ink around the window: a zone may stick out of it
+# The next best coarse scale is refined too (`Registration.locate_both`) when it matched
+# within this of the best, its zone's centre within SECOND_PLACE (x, y window pixels) of
+# the best's: between scales 0.84 and 1.0 the zone of one index moves about 6 px across and
+# 11 down (its card's corner stays). Of the coarse matches of one invented seed's views,
+# 47% came within 0.05.
+SECOND_SCALE, SECOND_PLACE = 0.05, (9, 16)
 _FINE_REACH = 3  # fine search: +- this many half-size pixels around the coarse position
 # Where the zone's centre is searched for across the window (window pixels, x): a card's
 # index is at its left edge, and the card moves only up and down the window as it is drawn.
@@ -136,17 +143,43 @@ class Registration:
 
     def locate(self, ink: np.ndarray) -> Pose:
         """The best place for the zone: found coarsely, then refined."""
-        return self._refine(ink, *self._coarse_pose(ink))
+        return self._refine(ink, *self._coarse_poses(ink)[0][1:])
+
+    def locate_both(self, ink: np.ndarray) -> tuple[Pose, Pose | None]:
+        """`locate`'s pose, and the one refined at the next best coarse scale where that
+        matched nearly as well (SECOND_SCALE) at about the same place (None otherwise).
+
+        A coarse match at 1/4 size tells scales 19% apart by little: a bold serif 6D of an
+        invented design (`bench.vision --invent 12 --invent-seed 601`), seen at about 1.06,
+        matched best at 0.84 (0.697 against 1.0's 0.685, 3 px away), was refined there to
+        0.87 with the top of its 6 cut off and read as 5D at 0.90; refined at 1.0 it read
+        6D at 0.98. Nor does the refined match tell which is right: kept where it matched
+        better, the 6D was read right, but a held-back 5S of another design, seen at about
+        1.1, was found at 0.91 and read as 9S at 0.88, which raised that design's card floor
+        from 0.75 to 0.91. So the second pose is a doubt for the reader (`Reader`), not a
+        better place. Only at about the same place: elsewhere a court card's frame can
+        match better than its index (a vector QD seen at 0.82, its next scale's match 82 px
+        off). It costs a second refinement, about 0.2 ms, in about half the windows."""
+        ranked = self._coarse_poses(ink)
+        best = self._refine(ink, *ranked[0][1:])
+        if len(ranked) > 1 and _close(ranked[0], ranked[1]):
+            return best, self._refine(ink, *ranked[1][1:])
+        return best, None
 
     def _coarse_pose(self, ink: np.ndarray) -> tuple[float, float, float, int]:
         """(scale, cx, cy, template) of the best match of any template at any scale."""
+        return self._coarse_poses(ink)[0][1:]
+
+    def _coarse_poses(self, ink: np.ndarray) -> list[tuple[float, float, float, float, int]]:
+        """(score, scale, cx, cy, template) of the best match of any template at each
+        scale, the best first."""
         size = (WINDOW_W // _COARSE, WINDOW_H // _COARSE)
         small = cv2.resize(ink, size, interpolation=cv2.INTER_AREA).astype(np.float32)
         p = _COARSE_PAD
         small = cv2.copyMakeBorder(small, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
         th, tw = self._coarse.shape
         everyone = list(range(len(self._flat_below)))
-        best = (-2.0, 1.0, 0.0, 0.0, 0)
+        found = []
         for s in SCALES:
             # The window is scaled, not the templates: every scale is then judged on the
             # same number of pixels (a smaller template matches more things a little better).
@@ -164,13 +197,15 @@ class Registration:
                 continue
             band = np.ascontiguousarray(scaled[:, first : last + tw - 1])
             results = self._coarse.match(band, everyone, floors=self._flat_below)
+            best = (-2.0, 1.0, 0.0, 0.0, 0)
             for template, result in zip(everyone, results, strict=True):
                 _, score, _, (x, y) = cv2.minMaxLoc(result)
                 x += first
                 if score > best[0]:
                     best = (score, s, ((x + tw / 2) * fx - p) * _COARSE,
                             ((y + th / 2) * fy - p) * _COARSE, template)
-        return best[1:]
+            found.append(best)
+        return sorted(found, reverse=True) or [(-2.0, 1.0, 0.0, 0.0, 0)]
 
     def _refine(self, ink: np.ndarray, scale: float, cx: float, cy: float,
                 template: int) -> Pose:
@@ -212,3 +247,10 @@ class Registration:
         fx, fy = (xb - xa) / size[0], (yb - ya) / size[1]
         return Pose(s, (xa + (x + tw / 2) * fx - p) * _FINE,
                     (ya + (y + th / 2) * fy - p) * _FINE, float(score))
+
+
+def _close(best: tuple, second: tuple) -> bool:
+    """Whether the second coarse match (score, scale, cx, cy, template) is close enough to
+    the best to refine too (SECOND_SCALE, SECOND_PLACE)."""
+    return (second[0] >= best[0] - SECOND_SCALE and abs(second[2] - best[2]) <= SECOND_PLACE[0]
+            and abs(second[3] - best[3]) <= SECOND_PLACE[1])

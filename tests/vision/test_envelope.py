@@ -14,6 +14,7 @@ from vision.cards import ALL_CARDS
 from vision.decks import synthetic_deck
 from vision.model import prepare
 from vision.register import (
+    FINER,
     INDEX_X,
     REFINE_RANGE,
     SCALES,
@@ -205,3 +206,46 @@ def test_the_view_matrix_turns_about_the_window_centre_as_opencv_would():
     # The keystone's part is kept per (keystone, size): lists where tuples were are the same.
     listed = dataclasses.replace(p, keystone=list(p.keystone), size=list(p.size))
     assert np.array_equal(view_matrix(listed, 0.0), view_matrix(p, 0.0))
+
+
+def test_the_next_coarse_scale_is_refined_too_and_offered_beside_the_best(mocker):
+    """At 1/4 size scales 19% apart are told by little: an invented design's bold serif 6D
+    (`bench.vision --invent 12 --invent-seed 601`), seen at about 1.06, matched best at 0.84
+    (0.697 against 0.685), was refined there with the top of its 6 cut off and read as 5D.
+    Here a card seen at scale 1 has its coarse matches ranked with 0.84 first: `locate`
+    keeps to it; `locate_both` refines at 1.0 too and gives that pose beside it."""
+    deck, registration = synthetic_registration()
+    refine = mocker.spy(Registration, "_refine")
+    for code in ("6D", "5D", "QS"):
+        ink = prepare(render(card_source(deck.image(code)), Perturbation(scale=1.0))).ink
+        ranked = Registration._coarse_poses(registration, ink)  # (score, scale, ...)
+        assert [r[0] for r in ranked] == sorted((r[0] for r in ranked), reverse=True)
+        assert ranked[0][1] == 1.0, code
+        assert registration.locate(ink) == registration.locate_both(ink)[0]
+        wrong_first = sorted(ranked, key=lambda r: r[1] != SCALES[0])
+        mocker.patch.object(registration, "_coarse_poses", return_value=wrong_first)
+        refine.reset_mock()
+        best, other = registration.locate_both(ink)
+        assert [call.args[2] for call in refine.call_args_list] == [SCALES[0], 1.0], code
+        assert best.scale <= SCALES[0] * FINER[-1] and 0.96 <= other.scale <= 1.04, code
+        assert other.score > best.score  # the index itself, at its own size
+
+
+@pytest.mark.parametrize("worse, across, down, offered", [
+    (0.0, 0.0, 0.0, True), (0.05, 9.0, -16.0, True),  # as good, or nearly, at about one place
+    (0.06, 0.0, 0.0, False), (0.0, 10.0, 0.0, False), (0.0, 0.0, 17.0, False)])  # or not
+def test_the_next_coarse_scale_is_refined_only_nearly_as_good_and_at_about_the_same_place(
+        mocker, worse, across, down, offered):
+    """Elsewhere a court card's frame can match better than its index: a vector QD seen at
+    0.82, its next scale's coarse match 0.14 behind and 82 px off, at its frame."""
+    deck, registration = synthetic_registration()
+    ink = prepare(render(card_source(deck.image("7D")))).ink
+    best = (0.7, SCALES[1], 52.0, 82.0, 0)
+    second = (0.7 - worse, SCALES[0], 52.0 + across, 82.0 + down, 1)
+    mocker.patch.object(registration, "_coarse_poses", return_value=[best, second])
+    refine = mocker.spy(Registration, "_refine")
+    _, other = registration.locate_both(ink)
+    assert refine.call_count == (2 if offered else 1)
+    assert (other is not None) is offered
+    if offered:
+        assert other.scale in {SCALES[0] * f for f in FINER} | set(REFINE_RANGE)
