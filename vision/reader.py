@@ -6,7 +6,7 @@ nearest views, but only when it is both close enough to them and far enough ahea
 other card: the two thresholds were calibrated at enrolment on held-back views so that none
 of those read wrong would have passed. Nor where, with the zone a step of its search away,
 another card comes as close, or, two steps away or where the search's next best scale put
-it, scores above it (`model.describe_nudged`, `register.Registration.locate_both`): the
+it, scores above it (`model.describe_nudged`, `register.Registration.next_scale`): the
 reading would rest on where the zone fell. Before that, the whole window
 is glanced at (the kind model, calibrated the same way, so that no held-back card would be
 taken for one of those): the empty window, a back in the over view and a card's body passing
@@ -122,7 +122,8 @@ class Reader:
                     small, gray):
             return Reading("unknown", score=kind_score, reason=f"not a card: {_LOOKS[kind]}",
                            looks=kind)
-        pose, other_pose = self._registration.locate_both(prepared.ink)
+        matches = self._registration.coarse_matches(prepared.ink)
+        pose = self._registration.refined(prepared.ink, matches[0])
         zone = zone_picture(prepared, pose)
         vector = np.concatenate([describe(prepared, pose, zone), glance])
         embedded = self._cards.embed(vector)
@@ -174,6 +175,7 @@ class Reader:
         contrary = min(known, default=0.0) < 0.0
         if gated and not contrary and (margin >= least_margin or (
                 lead is not None and lead >= p.thresholds["pair"][0])):
+            other_pose = self._registration.next_scale(prepared.ink, matches)
             elsewhere = (None if other_pose is None
                          else np.concatenate([describe(prepared, other_pose), glance]))
             doubt = self._doubt_nearby(prepared, pose, vector, elsewhere, number, score)
@@ -198,7 +200,7 @@ class Reader:
         when it is: another class scores within the card stage's margin of `own` a step of
         the search away (`NUDGES`), or above `own` two steps away each way (TWO_STEPS) or
         with the zone at `elsewhere` (the vector there: where the search's next best scale
-        put it, `Registration.locate_both`).
+        put it, `Registration.next_scale`).
 
         The margin asks a reading to stand out from every other card at the pose found; the
         pose itself is found only to a step of the search. A reading that another card
@@ -215,13 +217,11 @@ class Reader:
         off, was read as 5D at 0.90; at the next scale's pose, 1.04, it scored 6D 0.98. A
         reading another card outscores there is not the best match near where it was
         found."""
-        card_margin = self.profile.thresholds["card"][1]
-        floor = own - card_margin
+        floor = own - self.profile.thresholds["card"][1]
         rows = describe_nudged(prepared, pose, vector, NUDGES + TWO_STEPS)
         if elsewhere is not None:
             rows = np.vstack([rows, elsewhere[None, :]])
-        embedded = self._cards.embed(rows)
-        scores = self._cards.scores_of(embedded)
+        scores = self._cards.scores_of(self._cards.embed(rows))
         for row, cls in enumerate(scores.argmax(axis=1)):
             rival, near = scores[row, cls], row < len(NUDGES)
             if cls != number and (rival >= floor if near else float(rival) > own):

@@ -8,7 +8,7 @@ their zone looks (k-means over the nominal windows' ink, so that an ace, a court
 ten whose big pips crowd the index each have a template of their own), and the group means
 are the templates. A window is searched coarsely (at 1/4 size, every template, scale and
 position), then refined around the best (at 1/2 size, up to five finer scales); the reader
-asks for the next best scale's refined place too (`Registration.locate_both`).
+asks for the next best scale's refined place too (`Registration.next_scale`).
 Nothing here depends on how a design lays out its index: only on where its zone is.
 """
 
@@ -40,7 +40,7 @@ REFINE_RANGE = (0.8, SCALES[-1])
 CLUSTERS = 6
 _COARSE, _FINE = 4, 2  # downscaling of the coarse and the fine search
 _COARSE_PAD, _FINE_PAD = 3, 8  # zero ink around the window: a zone may stick out of it
-# The next best coarse scale is refined too (`Registration.locate_both`) when it matched
+# The next best coarse scale is refined too (`Registration.next_scale`) when it matched
 # within this of the best, its zone's centre within SECOND_PLACE (x, y window pixels) of
 # the best's: between scales 0.84 and 1.0 the zone of one index moves about 6 px across and
 # 11 down (its card's corner stays). Of the coarse matches of one invented seed's views,
@@ -143,11 +143,16 @@ class Registration:
 
     def locate(self, ink: np.ndarray) -> Pose:
         """The best place for the zone: found coarsely, then refined."""
-        return self._refine(ink, *self._coarse_poses(ink)[0][1:])
+        return self.refined(ink, self.coarse_matches(ink)[0])
 
-    def locate_both(self, ink: np.ndarray) -> tuple[Pose, Pose | None]:
-        """`locate`'s pose, and the one refined at the next best coarse scale where that
-        matched nearly as well (SECOND_SCALE) at about the same place (None otherwise).
+    def refined(self, ink: np.ndarray, match: tuple) -> Pose:
+        """The pose of a coarse match (one of `coarse_matches`), refined."""
+        return self._refine(ink, *match[1:])
+
+    def next_scale(self, ink: np.ndarray, matches: list[tuple]) -> Pose | None:
+        """The pose refined at the next best coarse scale of `matches` (`coarse_matches`)
+        where that matched nearly as well as the best (SECOND_SCALE) at about the same
+        place; None otherwise.
 
         A coarse match at 1/4 size tells scales 19% apart by little: a bold serif 6D of an
         invented design (`bench.vision --invent 12 --invent-seed 601`), seen at about 1.06,
@@ -160,17 +165,15 @@ class Registration:
         better place. Only at about the same place: elsewhere a court card's frame can
         match better than its index (a vector QD seen at 0.82, its next scale's match 82 px
         off). It costs a second refinement, about 0.2 ms, in about half the windows."""
-        ranked = self._coarse_poses(ink)
-        best = self._refine(ink, *ranked[0][1:])
-        if len(ranked) > 1 and _close(ranked[0], ranked[1]):
-            return best, self._refine(ink, *ranked[1][1:])
-        return best, None
+        if len(matches) > 1 and _close(matches[0], matches[1]):
+            return self.refined(ink, matches[1])
+        return None
 
     def _coarse_pose(self, ink: np.ndarray) -> tuple[float, float, float, int]:
         """(scale, cx, cy, template) of the best match of any template at any scale."""
-        return self._coarse_poses(ink)[0][1:]
+        return self.coarse_matches(ink)[0][1:]
 
-    def _coarse_poses(self, ink: np.ndarray) -> list[tuple[float, float, float, float, int]]:
+    def coarse_matches(self, ink: np.ndarray) -> list[tuple[float, float, float, float, int]]:
         """(score, scale, cx, cy, template) of the best match of any template at each
         scale, the best first."""
         size = (WINDOW_W // _COARSE, WINDOW_H // _COARSE)

@@ -71,7 +71,7 @@ def test_the_reader_tells_a_faces_side_at_a_glance_exactly_where_enrolment_count
     accept = {stage: Acceptance(score, margin, 0, 0.0, 0, 0.0)
               for stage, (score, margin) in enrolled.profile.thresholds.items()}
     reader = Reader(enrolled.profile)
-    locate = mocker.spy(Registration, "locate_both")
+    locate = mocker.spy(Registration, "coarse_matches")
     told = disagree = 0
     for held in enrolled.held_out:
         searched = locate.call_count

@@ -59,7 +59,7 @@ def test_a_card_whose_whole_index_is_just_in_view_is_read_in_full(design, surrou
 
 def test_a_card_coming_in_reads_unknown_without_its_index_searched_for(design, mocker):
     deck, reader = design
-    locate = mocker.spy(reader._registration, "locate_both")
+    locate = mocker.spy(reader._registration, "coarse_matches")
     rng = np.random.default_rng(14)
     for code in CODES:
         travel = rng.uniform(ENTERING_BELOW - CARD_TOP + 6, 180)

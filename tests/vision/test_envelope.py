@@ -213,19 +213,19 @@ def test_the_next_coarse_scale_is_refined_too_and_offered_beside_the_best(mocker
     (`bench.vision --invent 12 --invent-seed 601`), seen at about 1.06, matched best at 0.84
     (0.697 against 0.685), was refined there with the top of its 6 cut off and read as 5D.
     Here a card seen at scale 1 has its coarse matches ranked with 0.84 first: `locate`
-    keeps to it; `locate_both` refines at 1.0 too and gives that pose beside it."""
+    keeps to it; `next_scale` refines at 1.0 and gives that pose."""
     deck, registration = synthetic_registration()
     refine = mocker.spy(Registration, "_refine")
     for code in ("6D", "5D", "QS"):
         ink = prepare(render(card_source(deck.image(code)), Perturbation(scale=1.0))).ink
-        ranked = Registration._coarse_poses(registration, ink)  # (score, scale, ...)
+        ranked = registration.coarse_matches(ink)  # (score, scale, cx, cy, template)
         assert [r[0] for r in ranked] == sorted((r[0] for r in ranked), reverse=True)
         assert ranked[0][1] == 1.0, code
-        assert registration.locate(ink) == registration.locate_both(ink)[0]
+        assert registration.locate(ink) == registration.refined(ink, ranked[0])
         wrong_first = sorted(ranked, key=lambda r: r[1] != SCALES[0])
-        mocker.patch.object(registration, "_coarse_poses", return_value=wrong_first)
         refine.reset_mock()
-        best, other = registration.locate_both(ink)
+        best = registration.refined(ink, wrong_first[0])
+        other = registration.next_scale(ink, wrong_first)
         assert [call.args[2] for call in refine.call_args_list] == [SCALES[0], 1.0], code
         assert best.scale <= SCALES[0] * FINER[-1] and 0.96 <= other.scale <= 1.04, code
         assert other.score > best.score  # the index itself, at its own size
@@ -242,10 +242,10 @@ def test_the_next_coarse_scale_is_refined_only_nearly_as_good_and_at_about_the_s
     ink = prepare(render(card_source(deck.image("7D")))).ink
     best = (0.7, SCALES[1], 52.0, 82.0, 0)
     second = (0.7 - worse, SCALES[0], 52.0 + across, 82.0 + down, 1)
-    mocker.patch.object(registration, "_coarse_poses", return_value=[best, second])
     refine = mocker.spy(Registration, "_refine")
-    _, other = registration.locate_both(ink)
-    assert refine.call_count == (2 if offered else 1)
+    other = registration.next_scale(ink, [best, second])
+    assert refine.call_count == (1 if offered else 0)
     assert (other is not None) is offered
     if offered:
         assert other.scale in {SCALES[0] * f for f in FINER} | set(REFINE_RANGE)
+    assert registration.next_scale(ink, [best]) is None  # one scale matched at all

@@ -61,7 +61,7 @@ def test_a_card_in_place_taken_for_its_body_at_a_glance_is_read_in_full(mocker, 
 def test_a_passing_body_is_still_told_at_a_glance(mocker, design, side):
     deck, reader = design
     glance_says(mocker, side)
-    locate = mocker.spy(Registration, "locate_both")
+    locate = mocker.spy(Registration, "coarse_matches")
     reading = reader.read(render_window(deck, "3S", travel=-300.0))
     assert (reading.kind, reading.looks) == ("unknown", side)
     assert locate.call_count == 0  # no index searched for
@@ -71,7 +71,7 @@ def told_at_a_glance(deck, reader, mocker, chosen, looks: str) -> int:
     """Of the simulator's frames of eight cards passing, how many `chosen(kind, score,
     margin, side_lead)` picks (of the glance, `model.glance_of`) with the card above the
     window; each must be read as looking like `looks` with no index searched for."""
-    locate = mocker.spy(Registration, "locate_both")
+    locate = mocker.spy(Registration, "coarse_matches")
     rng = np.random.default_rng(5)
     told = 0
     for code in ("7H", "KS", "2D", "QC", "9S", "AH", "10D", "5C"):

@@ -175,13 +175,13 @@ def test_a_card_another_card_comes_near_two_search_steps_away_is_still_read(
 
 
 def _zone_at_the_next_scale_shows(reader, window, other, mocker) -> None:
-    """Make the index search offer a second pose (`Registration.locate_both`) whose zone
+    """Make the index search offer a second pose (`Registration.next_scale`) whose zone
     shows `other` (a window) as found there."""
     found, rival = Prepared(window), Prepared(other)
     found_pose = reader._registration.locate(found.ink)
     rival_pose = reader._registration.locate(rival.ink)
     second = Pose(found_pose.scale * 1.19, found_pose.cx, found_pose.cy, found_pose.score)
-    mocker.patch.object(reader._registration, "locate_both", return_value=(found_pose, second))
+    mocker.patch.object(reader._registration, "next_scale", return_value=second)
     real_zone_picture = model.zone_picture
 
     def zone_picture(prepared, pose):
@@ -216,9 +216,22 @@ def test_a_reading_the_nudged_zones_agree_with_is_read(vector_deck, vector_reade
     """The nudges are described and compared, and where they read the same card, it is read."""
     window = render_window(vector_deck, "QH", NOMINAL)
     spy = mocker.spy(model, "nudged")
+    asked = mocker.spy(vector_reader._registration, "next_scale")
     assert vector_reader.read(window).card == "QH"
-    assert spy.call_count == 1
+    assert spy.call_count == 1 and asked.call_count == 1
     assert len(spy.spy_return) == len(model.NUDGES) + len(model.TWO_STEPS) == 6 + 8
+
+
+def test_the_next_scale_is_refined_only_for_a_card_about_to_be_read(
+        vector_deck, vector_reader, mocker):
+    """The second refinement (about 0.2 ms) is a doubt about a reading: a window the index
+    stage reads as anything else, or leaves unread, never asks for it."""
+    mocker.patch("vision.gate.EmptyGate.passes", return_value=False)  # read in full
+    asked = mocker.spy(vector_reader._registration, "next_scale")
+    searched = mocker.spy(vector_reader._registration, "coarse_matches")
+    for code in ("CUT", "EMPTY"):
+        assert vector_reader.read(render_window(vector_deck, code, NOMINAL)).kind != "face"
+    assert searched.call_count >= 1 and asked.call_count == 0
 
 
 @pytest.mark.parametrize("code", ["JOKER", "BLANK"])
