@@ -494,22 +494,22 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     held_out = [_read(v, card_model, kind_model, likeness) for v in
                 _views(samples, held, held_rng, counter, registration, travel=True,
                        learned=views)]
+    def read_back(views: list[_View]) -> list[HeldOut]:
+        return [_read(v, card_model, kind_model, likeness) for v in views]
+
     confused = _confused_surfaces(held_out)
     if confused:  # their thresholds are set by a thin tail: see more of it
-        extra = _more_views(samples, confused, HELD_SURFACE_VIEWS * held,
-                            held * CONFUSED_SURFACE_VIEWS, held_rng, registration, counter)
-        held_out += [_read(v, card_model, kind_model, likeness) for v in extra]
+        held_out += read_back(_more_views(samples, confused, HELD_SURFACE_VIEWS * held,
+                                          held * CONFUSED_SURFACE_VIEWS, held_rng,
+                                          registration, counter))
         notes.append(f"the {' and the '.join(SURFACE_NAMES[k] for k in sorted(confused))} look "
                      "alike in some held-back views (a cut card about the colour of the "
                      "shoe's interior?): such views are read as unknown, and the table halts "
                      "rather than guess; a cut card of another colour avoids it")
     # Cards told apart by little (a small suit, blurred) set the card stage's thresholds by
     # a thin tail too.
-    close = _confused_cards(held_out)
-    if close:
-        extra = _more_views(samples, close, held, held * CONFUSED_CARD_VIEWS, held_rng,
-                            registration, counter, held=True)
-        held_out += [_read(v, card_model, kind_model, likeness) for v in extra]
+    held_out += read_back(_more_card_views(samples, _confused_cards(held_out), held, held_rng,
+                                           registration, counter))
     accept = _calibrate(held_out, notes, pairs, classes)
     gate, gate_share = _learn_gate(learned, held_out)
     counter.finish()
@@ -746,6 +746,14 @@ def _confused_cards(held_out: list[HeldOut]) -> set[str]:
     card's views, and those cards (before any threshold)."""
     return {code for h in held_out if h.truth_card in ALL_CARDS and h.card in ALL_CARDS
             and h.card != h.truth_card and not h.sliding for code in (h.truth_card, h.card)}
+
+
+def _more_card_views(samples: Samples, cards: set[str], held: int, rng: np.random.Generator,
+                     registration: Registration, counter: _Counter) -> list[_View]:
+    """CONFUSED_CARD_VIEWS times `held` more held-back views of each of `cards`, numbered
+    after the `held` views each already had."""
+    return _more_views(samples, cards, held, held * CONFUSED_CARD_VIEWS, rng, registration,
+                       counter, held=True)
 
 
 def _more_views(samples: Samples, names: set[str], first: int, count: int,

@@ -5,7 +5,7 @@ design's learned views of its 52 cards (`model.Model`). The reading is the card 
 nearest views, but only when it is both close enough to them and far enough ahead of every
 other card: the two thresholds were calibrated at enrolment on held-back views so that none
 of those read wrong would have passed. Nor where, with the zone a step of its search away,
-another card comes as close, or, two steps away or where the search's next best scale put
+another class comes as close, or, two steps away or where the search's next best scale put
 it, scores above it (`model.describe_nudged`, `register.Registration.next_scale`): the
 reading would rest on where the zone fell. Before that, the whole window
 is glanced at (the kind model, calibrated the same way, so that no held-back card would be

@@ -44,7 +44,7 @@ _COARSE_PAD, _FINE_PAD = 3, 8  # zero ink around the window: a zone may stick ou
 # within this of the best, its zone's centre within SECOND_PLACE (x, y window pixels) of
 # the best's: between scales 0.84 and 1.0 the zone of one index moves about 6 px across and
 # 11 down (its card's corner stays). Of the coarse matches of one invented seed's views,
-# 47% came within 0.05.
+# 47% came within 0.05 (before the place is asked).
 SECOND_SCALE, SECOND_PLACE = 0.05, (9, 16)
 _FINE_REACH = 3  # fine search: +- this many half-size pixels around the coarse position
 # Where the zone's centre is searched for across the window (window pixels, x): a card's
@@ -164,14 +164,11 @@ class Registration:
         from 0.75 to 0.91. So the second pose is a doubt for the reader (`Reader`), not a
         better place. Only at about the same place: elsewhere a court card's frame can
         match better than its index (a vector QD seen at 0.82, its next scale's match 82 px
-        off). It costs a second refinement, about 0.2 ms, in about half the windows."""
+        off). It costs a second refinement, about 0.2 ms, in at most about half the faces
+        read (`Reader` asks only for a face it is about to read)."""
         if len(matches) > 1 and _close(matches[0], matches[1]):
             return self.refined(ink, matches[1])
         return None
-
-    def _coarse_pose(self, ink: np.ndarray) -> tuple[float, float, float, int]:
-        """(scale, cx, cy, template) of the best match of any template at any scale."""
-        return self.coarse_matches(ink)[0][1:]
 
     def coarse_matches(self, ink: np.ndarray) -> list[tuple[float, float, float, float, int]]:
         """(score, scale, cx, cy, template) of the best match of any template at each
@@ -200,7 +197,7 @@ class Registration:
                 continue
             band = np.ascontiguousarray(scaled[:, first : last + tw - 1])
             results = self._coarse.match(band, everyone, floors=self._flat_below)
-            best = (-2.0, 1.0, 0.0, 0.0, 0)
+            best = (-2.0, s, 0.0, 0.0, 0)
             for template, result in zip(everyone, results, strict=True):
                 _, score, _, (x, y) = cv2.minMaxLoc(result)
                 x += first
@@ -208,7 +205,9 @@ class Registration:
                     best = (score, s, ((x + tw / 2) * fx - p) * _COARSE,
                             ((y + th / 2) * fy - p) * _COARSE, template)
             found.append(best)
-        return sorted(found, reverse=True) or [(-2.0, 1.0, 0.0, 0.0, 0)]
+        # By score alone, stably: on a tie (a window with no ink at all) the first of SCALES.
+        return sorted(found, key=lambda match: match[0], reverse=True) or [
+            (-2.0, 1.0, 0.0, 0.0, 0)]
 
     def _refine(self, ink: np.ndarray, scale: float, cx: float, cy: float,
                 template: int) -> Pose:

@@ -140,8 +140,10 @@ def test_only_the_corners_count_for_cards():
 
 
 def _held(truth: str, card: str) -> SimpleNamespace:
-    return SimpleNamespace(truth=truth, card=card, truth_card=truth.split(":")[-1],
-                           sliding=truth.startswith(("travel:", "foreign:")))
+    view = SimpleNamespace(truth=truth, card=card)
+    view.truth_card = enrol.HeldOut.truth_card.fget(view)
+    view.sliding = enrol.HeldOut.sliding.fget(view)
+    return view
 
 
 def test_cards_a_held_back_view_in_place_took_for_each_other_get_more_views():
@@ -152,7 +154,8 @@ def test_cards_a_held_back_view_in_place_took_for_each_other_get_more_views():
     views of each card none of them had been read wrong there. Views sliding past, of
     another design's cards, or read as anything but a card do not count."""
     held = [_held("2C", "2S"), _held("9H", "9H"), _held("travel:5D", "6D"),
-            _held("foreign:3C", "3S"), _held("KD", "joker"), _held("7H", "back")]
+            _held("foreign:3C", "3S"), _held("KD", "joker"), _held("7H", "back"),
+            _held("joker", "5S"), _held("blank", "AS"), _held("cut", "4D")]
     assert _confused_cards(held) == {"2C", "2S"}
     assert _confused_cards(held[1:]) == set()
 
@@ -169,8 +172,9 @@ def test_the_more_views_of_cards_are_held_back_views_of_their_own_numbers(tmp_pa
     templates = np.random.default_rng(2).uniform(0, 255, (2, 128, 72)).astype(np.float32)
     counter = enrol._Counter(None, 10)
     envelope = mocker.spy(enrol, "_envelope_view")
-    views = enrol._more_views(samples, {"2S", "2C"}, 16, 32, np.random.default_rng(3),
-                              Registration(templates), counter, held=True)
+    views = enrol._more_card_views(samples, {"2S", "2C"}, 16, np.random.default_rng(3),
+                                   Registration(templates), counter)
+    assert enrol.CONFUSED_CARD_VIEWS == 2  # 32 more of each, after its 16
     assert [v.truth for v in views] == ["2C"] * 32 + ["2S"] * 32
     assert [c.args[1] for c in envelope.call_args_list] == list(range(16, 48)) * 2
     assert all(c.kwargs["held"] for c in envelope.call_args_list)

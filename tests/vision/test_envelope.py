@@ -160,7 +160,7 @@ def test_the_search_looks_for_the_index_only_where_the_envelope_can_put_it():
             ink = cv2.blur(ink, (1, 9))
             left = centre - w // 2
             ink[y : y + h, left : left + w] = zone[:, : ink.shape[1] - left]
-            _, coarse_x, _, _ = registration._coarse_pose(ink)
+            coarse_x = registration.coarse_matches(ink)[0][2]
             assert INDEX_X[0] - 2 <= coarse_x <= INDEX_X[1] + 2, (code, centre, coarse_x)
             assert registration.locate(ink).cx <= INDEX_X[1] + 2 + reach, (code, centre)
 
@@ -220,6 +220,7 @@ def test_the_next_coarse_scale_is_refined_too_and_offered_beside_the_best(mocker
         ink = prepare(render(card_source(deck.image(code)), Perturbation(scale=1.0))).ink
         ranked = registration.coarse_matches(ink)  # (score, scale, cx, cy, template)
         assert [r[0] for r in ranked] == sorted((r[0] for r in ranked), reverse=True)
+        assert sorted(r[1] for r in ranked) == sorted(SCALES)  # one match at each scale
         assert ranked[0][1] == 1.0, code
         assert registration.locate(ink) == registration.refined(ink, ranked[0])
         wrong_first = sorted(ranked, key=lambda r: r[1] != SCALES[0])

@@ -225,13 +225,24 @@ def test_a_reading_the_nudged_zones_agree_with_is_read(vector_deck, vector_reade
 def test_the_next_scale_is_refined_only_for_a_card_about_to_be_read(
         vector_deck, vector_reader, mocker):
     """The second refinement (about 0.2 ms) is a doubt about a reading: a window the index
-    stage reads as anything else, or leaves unread, never asks for it."""
-    mocker.patch("vision.gate.EmptyGate.passes", return_value=False)  # read in full
+    stage reads as anything else, or leaves unread, never asks for it; a face about to be
+    read asks for it with the coarse matches the search found."""
     asked = mocker.spy(vector_reader._registration, "next_scale")
     searched = mocker.spy(vector_reader._registration, "coarse_matches")
-    for code in ("CUT", "EMPTY"):
+    for code in ("CUT", "JOKER"):
         assert vector_reader.read(render_window(vector_deck, code, NOMINAL)).kind != "face"
-    assert searched.call_count >= 1 and asked.call_count == 0
+    assert searched.call_count == 2 and asked.call_count == 0
+    window = render_window(vector_deck, "7H", NOMINAL)
+    strict = replace(vector_reader.profile,
+                     thresholds={**vector_reader.profile.thresholds, "card": (0.9999, 0.99)})
+    mocker.patch.object(vector_reader, "profile", strict)
+    assert vector_reader.read(window).kind == "unknown"  # the index searched, left unread
+    assert searched.call_count == 3 and asked.call_count == 0
+    mocker.stopall()
+    asked = mocker.spy(vector_reader._registration, "next_scale")
+    searched = mocker.spy(vector_reader._registration, "coarse_matches")
+    assert vector_reader.read(window).card == "7H"
+    assert asked.call_count == 1 and asked.call_args.args[1] is searched.spy_return
 
 
 @pytest.mark.parametrize("code", ["JOKER", "BLANK"])
