@@ -491,14 +491,16 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
                              discriminate=False, weights=kind_weights())
     pairs = learn_pairs(card_model, len(cards))
     held_rng = np.random.default_rng(SEED + 1)
-    held_out = [_read(v, card_model, kind_model, likeness) for v in
-                _views(samples, held, held_rng, counter, registration, travel=True,
-                       learned=views)]
+
     def read_back(views: list[_View]) -> list[HeldOut]:
         return [_read(v, card_model, kind_model, likeness) for v in views]
 
+    held_out = read_back(_views(samples, held, held_rng, counter, registration, travel=True,
+                                learned=views))
     confused = _confused_surfaces(held_out)
     if confused:  # their thresholds are set by a thin tail: see more of it
+        # Drawn as before stop 38 (held=False: a window sample's clearer views as the learned
+        # ones of those numbers); drawn as held views, `--from photos` would move, unmeasured.
         held_out += read_back(_more_views(samples, confused, HELD_SURFACE_VIEWS * held,
                                           held * CONFUSED_SURFACE_VIEWS, held_rng,
                                           registration, counter))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -76,6 +77,16 @@ def coming_in(small: np.ndarray, gray: np.ndarray | None = None) -> bool:
     its index zone is not wholly in view, and the reader does not look for it there."""
     top = card_top_row(small, gray)
     return top is not None and top * WINDOW_H / small.shape[0] >= ENTERING_BELOW
+
+
+class CoarseMatch(NamedTuple):
+    """The best match of any template at one scale of the coarse search."""
+
+    score: float
+    scale: float
+    cx: float  # the zone's centre, window pixels
+    cy: float
+    template: int
 
 
 @dataclass(frozen=True)
@@ -145,11 +156,11 @@ class Registration:
         """The best place for the zone: found coarsely, then refined."""
         return self.refined(ink, self.coarse_matches(ink)[0])
 
-    def refined(self, ink: np.ndarray, match: tuple) -> Pose:
+    def refined(self, ink: np.ndarray, match: CoarseMatch) -> Pose:
         """The pose of a coarse match (one of `coarse_matches`), refined."""
-        return self._refine(ink, *match[1:])
+        return self._refine(ink, match.scale, match.cx, match.cy, match.template)
 
-    def next_scale(self, ink: np.ndarray, matches: list[tuple]) -> Pose | None:
+    def next_scale(self, ink: np.ndarray, matches: list[CoarseMatch]) -> Pose | None:
         """The pose refined at the next best coarse scale of `matches` (`coarse_matches`)
         where that matched nearly as well as the best (SECOND_SCALE) at about the same
         place; None otherwise.
@@ -170,9 +181,8 @@ class Registration:
             return self.refined(ink, matches[1])
         return None
 
-    def coarse_matches(self, ink: np.ndarray) -> list[tuple[float, float, float, float, int]]:
-        """(score, scale, cx, cy, template) of the best match of any template at each
-        scale, the best first."""
+    def coarse_matches(self, ink: np.ndarray) -> list[CoarseMatch]:
+        """The best match of any template at each scale, the best first."""
         size = (WINDOW_W // _COARSE, WINDOW_H // _COARSE)
         small = cv2.resize(ink, size, interpolation=cv2.INTER_AREA).astype(np.float32)
         p = _COARSE_PAD
@@ -197,17 +207,17 @@ class Registration:
                 continue
             band = np.ascontiguousarray(scaled[:, first : last + tw - 1])
             results = self._coarse.match(band, everyone, floors=self._flat_below)
-            best = (-2.0, s, 0.0, 0.0, 0)
+            best = CoarseMatch(-2.0, s, 0.0, 0.0, 0)
             for template, result in zip(everyone, results, strict=True):
                 _, score, _, (x, y) = cv2.minMaxLoc(result)
                 x += first
-                if score > best[0]:
-                    best = (score, s, ((x + tw / 2) * fx - p) * _COARSE,
-                            ((y + th / 2) * fy - p) * _COARSE, template)
+                if score > best.score:
+                    best = CoarseMatch(score, s, ((x + tw / 2) * fx - p) * _COARSE,
+                                       ((y + th / 2) * fy - p) * _COARSE, template)
             found.append(best)
         # By score alone, stably: on a tie (a window with no ink at all) the first of SCALES.
-        return sorted(found, key=lambda match: match[0], reverse=True) or [
-            (-2.0, 1.0, 0.0, 0.0, 0)]
+        return sorted(found, key=lambda match: match.score, reverse=True) or [
+            CoarseMatch(-2.0, 1.0, 0.0, 0.0, 0)]
 
     def _refine(self, ink: np.ndarray, scale: float, cx: float, cy: float,
                 template: int) -> Pose:
@@ -251,8 +261,9 @@ class Registration:
                     (ya + (y + th / 2) * fy - p) * _FINE, float(score))
 
 
-def _close(best: tuple, second: tuple) -> bool:
-    """Whether the second coarse match (score, scale, cx, cy, template) is close enough to
-    the best to refine too (SECOND_SCALE, SECOND_PLACE)."""
-    return (second[0] >= best[0] - SECOND_SCALE and abs(second[2] - best[2]) <= SECOND_PLACE[0]
-            and abs(second[3] - best[3]) <= SECOND_PLACE[1])
+def _close(best: CoarseMatch, second: CoarseMatch) -> bool:
+    """Whether the second coarse match is close enough to the best to refine too
+    (SECOND_SCALE, SECOND_PLACE)."""
+    return (second.score >= best.score - SECOND_SCALE
+            and abs(second.cx - best.cx) <= SECOND_PLACE[0]
+            and abs(second.cy - best.cy) <= SECOND_PLACE[1])

@@ -19,6 +19,7 @@ from vision.register import (
     REFINE_RANGE,
     SCALES,
     ZONE,
+    CoarseMatch,
     Registration,
     learn_templates,
     zone_of,
@@ -160,7 +161,7 @@ def test_the_search_looks_for_the_index_only_where_the_envelope_can_put_it():
             ink = cv2.blur(ink, (1, 9))
             left = centre - w // 2
             ink[y : y + h, left : left + w] = zone[:, : ink.shape[1] - left]
-            coarse_x = registration.coarse_matches(ink)[0][2]
+            coarse_x = registration.coarse_matches(ink)[0].cx
             assert INDEX_X[0] - 2 <= coarse_x <= INDEX_X[1] + 2, (code, centre, coarse_x)
             assert registration.locate(ink).cx <= INDEX_X[1] + 2 + reach, (code, centre)
 
@@ -218,12 +219,12 @@ def test_the_next_coarse_scale_is_refined_too_and_offered_beside_the_best(mocker
     refine = mocker.spy(Registration, "_refine")
     for code in ("6D", "5D", "QS"):
         ink = prepare(render(card_source(deck.image(code)), Perturbation(scale=1.0))).ink
-        ranked = registration.coarse_matches(ink)  # (score, scale, cx, cy, template)
-        assert [r[0] for r in ranked] == sorted((r[0] for r in ranked), reverse=True)
-        assert sorted(r[1] for r in ranked) == sorted(SCALES)  # one match at each scale
-        assert ranked[0][1] == 1.0, code
+        ranked = registration.coarse_matches(ink)
+        assert [r.score for r in ranked] == sorted((r.score for r in ranked), reverse=True)
+        assert sorted(r.scale for r in ranked) == sorted(SCALES)  # one match at each scale
+        assert ranked[0].scale == 1.0, code
         assert registration.locate(ink) == registration.refined(ink, ranked[0])
-        wrong_first = sorted(ranked, key=lambda r: r[1] != SCALES[0])
+        wrong_first = sorted(ranked, key=lambda r: r.scale != SCALES[0])
         refine.reset_mock()
         best = registration.refined(ink, wrong_first[0])
         other = registration.next_scale(ink, wrong_first)
@@ -241,8 +242,8 @@ def test_the_next_coarse_scale_is_refined_only_nearly_as_good_and_at_about_the_s
     0.82, its next scale's coarse match 0.14 behind and 82 px off, at its frame."""
     deck, registration = synthetic_registration()
     ink = prepare(render(card_source(deck.image("7D")))).ink
-    best = (0.7, SCALES[1], 52.0, 82.0, 0)
-    second = (0.7 - worse, SCALES[0], 52.0 + across, 82.0 + down, 1)
+    best = CoarseMatch(0.7, SCALES[1], 52.0, 82.0, 0)
+    second = CoarseMatch(0.7 - worse, SCALES[0], 52.0 + across, 82.0 + down, 1)
     refine = mocker.spy(Registration, "_refine")
     other = registration.next_scale(ink, [best, second])
     assert refine.call_count == (1 if offered else 0)
