@@ -31,9 +31,10 @@ from vision.cards import ALL_CARDS
 from vision.decks import decks_root, draw_cut, load_deck, synthetic_deck
 from vision.enrol import enrol
 from vision.events import CardSeen, SlidBack
-from vision.reader import Reader, one_compute_thread
+from vision.reader import Reader
 from vision.synth import card_frames, two_view_frames
 from vision.tracker import Tracker
+from vision.tuning import tune_for_reading
 
 BUILT_IN = "built-in (synthetic)"
 
@@ -105,7 +106,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.frames < 4 or args.passages < 1:
         parser.error("--frames must be at least 4 and --passages at least 1")
-    one_compute_thread()  # as the service runs it
+    tune_for_reading()  # as the service runs it
     designs = [BUILT_IN] + sorted(d.name for d in decks_root().iterdir() if d.is_dir())
     designs = [d for d in designs if not args.only or any(part in d for part in args.only)]
     if args.face_up:

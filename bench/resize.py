@@ -20,8 +20,8 @@ from rich.table import Table
 
 from vision.decks import synthetic_deck
 from vision.geometry import WINDOW_H, WINDOW_W, to_window
-from vision.reader import one_compute_thread
 from vision.synth import NOMINAL, render_window
+from vision.tuning import tune_for_reading
 
 SCALES = (0.75, 1.1, 1.25, 1.5, 1.9, 2.5)
 
@@ -39,7 +39,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=500)
     args = parser.parse_args()
-    one_compute_thread()
+    tune_for_reading()
     deck = synthetic_deck()
     table = Table(title="resizing a reading window to 128 x 200 (median per frame)")
     for column in ("window", "times nominal", "reader (to_window)", "enrolment (averaged)"):

@@ -21,8 +21,8 @@ from rich.progress import Progress
 from rich.table import Table
 
 from bench.vision import OTHERS, add_design_choice, chosen_designs, enrolled_as_benchmarked
-from vision.reader import one_compute_thread
 from vision.synth import random_perturbation, render_window
+from vision.tuning import tune_for_reading
 
 
 def read_surfaces(design: Path, per_kind: int, seed: int, progress) -> dict:
@@ -53,7 +53,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=99, help="of the views (99)")
     add_design_choice(parser)
     args = parser.parse_args()
-    one_compute_thread()
+    tune_for_reading()
     designs = chosen_designs(args)
     with Progress(console=Console(stderr=True), transient=True) as progress:
         rows = [read_surfaces(d, args.per_kind, args.seed, progress) for d in designs]

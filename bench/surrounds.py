@@ -28,8 +28,9 @@ from rich.table import Table
 
 from bench.vision import add_design_choice, chosen_designs, enrolled_as_benchmarked
 from vision.cards import ALL_CARDS
-from vision.reader import Reader, one_compute_thread
+from vision.reader import Reader
 from vision.synth import EMPTY, SURROUNDS, random_perturbation, render_window
+from vision.tuning import tune_for_reading
 
 OTHER_SURROUNDS = tuple(s for s in SURROUNDS if s != "interior")
 
@@ -85,7 +86,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=5, help="of the views (5)")
     add_design_choice(parser)
     args = parser.parse_args()
-    one_compute_thread()
+    tune_for_reading()
     designs = chosen_designs(args)
     with Progress(console=Console(stderr=True), transient=True) as progress:
         rows = [row for d in designs

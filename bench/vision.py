@@ -47,8 +47,9 @@ from vision.decks import Deck, decks_root, draw_cut, load_deck
 from vision.enrol import enrol
 from vision.geometry import WINDOW_SIZE
 from vision.imageio import write_image
-from vision.reader import Reader, one_compute_thread
+from vision.reader import Reader
 from vision.synth import EMPTY, Perturbation, random_perturbation, render_window
+from vision.tuning import tune_for_reading
 
 OTHERS = {"BACK": "back", "CUT": "cut", EMPTY: "empty"}
 
@@ -256,7 +257,7 @@ def main() -> int:
     if args.invent < 0:
         parser.error(f"--invent must be a number of designs, not {args.invent}")
     cv2.setRNGSeed(args.seed)
-    one_compute_thread()  # as the service runs it
+    tune_for_reading()  # as the service runs it
     with tempfile.TemporaryDirectory() as invented:
         if args.invent:
             args.decks = Path(invented)

@@ -233,19 +233,6 @@ class Reader:
         return ""
 
 
-def one_compute_thread() -> None:
-    """Run OpenCV's and the BLAS's work (NumPy's matrix products) on the calling thread only
-    (process-wide, so the assembly of a service decides it, not a Reader): on windows this
-    small their worker threads only spin. OpenCV's 1 halves the CPU a read costs for the
-    same wall time; the BLAS's, measured with another process busy on the second core, took
-    a read from 5.4 to 3.0 ms (the nearest-view product alone from 2.1 to 0.36 ms), its
-    threads waiting for a core to spin on."""
-    cv2.setNumThreads(1)
-    from threadpoolctl import threadpool_limits  # lazily: `sabot deal` reads no window
-
-    threadpool_limits(limits=1, user_api="blas")
-
-
 def _apart(first: float, second: float) -> tuple[str, str]:
     """The two numbers to two places, or to as many more as it takes (up to six) for two
     that differ not to show as equal."""

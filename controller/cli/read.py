@@ -10,8 +10,9 @@ from rich.table import Table
 
 from vision.imageio import read_image
 from vision.profile import load_profile
-from vision.reader import Reader, one_compute_thread
+from vision.reader import Reader
 from vision.samples import is_whole_face, sample_window
+from vision.tuning import tune_for_reading
 
 
 def register(subparsers) -> None:
@@ -31,7 +32,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    one_compute_thread()
+    tune_for_reading()
     reader = Reader(load_profile(args.profile))
     # Read every file first, so that a bad one fails the command before any output.
     readings = [(path, reader.read(_window(path))) for path in args.images]

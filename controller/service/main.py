@@ -27,7 +27,8 @@ from hardware import failsafe, systemd
 from hardware.camera import open_camera
 from hardware.panel import open_panel
 from vision.profile import load_profile
-from vision.reader import Reader, one_compute_thread
+from vision.reader import Reader
+from vision.tuning import tune_for_reading
 
 log = logging.getLogger("sabot")
 HEALTH_PERIOD = 0.25
@@ -78,7 +79,7 @@ class Service:
             stack.callback(failsafe.install(panel.lamps))
             journal_dir = os.path.dirname(config["journal"]["path"]) or "."
             os.makedirs(journal_dir, exist_ok=True)
-            one_compute_thread()
+            tune_for_reading()
             reader = Reader(load_profile(config["camera"]["profile"]))
             kind, options = camera_options(config["camera"], self.loop)
             serial = config["serial"]

@@ -19,7 +19,8 @@ from controller.service.playback import Player
 from controller.service.recording import open_recording
 from hardware.panel import open_panel
 from vision.profile import load_profile
-from vision.reader import Reader, one_compute_thread
+from vision.reader import Reader
+from vision.tuning import tune_for_reading
 
 CAMERA_LOOP_ENDS_S = 30.0  # after the last frame: the tracker's last decisions
 
@@ -36,7 +37,7 @@ class Playback:
         self.settings = settings
         self._stack = ExitStack()
         try:
-            one_compute_thread()
+            tune_for_reading()
             reader = Reader(load_profile(profile))
             self.player = Player(self.recording, speed=speed)
             self._stack.callback(self.player.stop)

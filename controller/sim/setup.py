@@ -40,8 +40,9 @@ from vision.decks import load_deck, synthetic_deck
 from vision.enrol import enrol
 from vision.errors import ProfileError
 from vision.profile import PROFILE_VERSION, load_profile, save_profile
-from vision.reader import Reader, one_compute_thread
+from vision.reader import Reader
 from vision.synth import render_window, write_faces
+from vision.tuning import tune_for_reading
 
 CARD_KINDS = (obs.Card, obs.Cut, obs.Unreadable)
 # The emulated shoe shares two cores with the renderer and the reader, where a real MCU has
@@ -127,7 +128,7 @@ class Simulation:
         stack = self._stack
         self.deck = synthetic_deck() if deck_name == "synthetic" else load_deck(
             None if deck_name == "shared" else deck_name)
-        one_compute_thread()
+        tune_for_reading()
         reader = enrolled_reader(self.deck) if self._reader is None else self._reader
         self.panel = open_panel({"backend": "fake", "lamps": DEFAULT_LAMP_PINS,
                                  "buttons": DEFAULT_BUTTON_PINS})
