@@ -24,7 +24,15 @@ import cv2
 import numpy as np
 
 from contract import JOKER
-from vision.cards import ALL_CARDS, BLANK, FACE_SIDES, PASSING, SURFACE_KINDS, SURFACE_NAMES
+from vision.cards import (
+    ALL_CARDS,
+    BLANK,
+    FACE_SIDES,
+    PASSING,
+    SURFACE_KINDS,
+    SURFACE_NAMES,
+    split_code,
+)
 from vision.contrast import RETAKE, restore_contrast
 from vision.decks import foreign_deck
 from vision.errors import EnrolmentError
@@ -50,6 +58,7 @@ from vision.model import (
 from vision.profile import SIDE_STAGE, STAGES, Profile
 from vision.register import Registration, coming_in, learn_templates, zone_of
 from vision.samples import Samples, read_samples
+from vision.suit import SuitCheck, learn_box, learn_suit_check, suit_shapes
 from vision.synth import Source, card_source, random_perturbation, render, window_source
 
 TRAIN_VIEWS = 40  # envelope views learned per class, besides the nominal one
@@ -70,6 +79,11 @@ MIN_MARGIN = 0.04
 # A card told from its close rivals by their pairs' directions (`model.Pairs`) must lead each
 # by this many half-distances, and by this much more than any held-back view read wrong.
 MIN_LEAD, SAFETY_LEAD = 0.3, 0.2
+# The suit check's floor lies this far below the least lead of a held-back card read right
+# (in half-distances between two suits' means, as SAFETY_LEAD); NO_SUIT_FLOOR where no card
+# was: a floor no suit falls below.
+SAFETY_SUIT, NO_SUIT_FLOOR = 0.2, -1000.0
+SUIT_SHARES = (0.25, 0.5, 1.0, 2.0)  # percentiles of those leads tried as the floor too
 # A card is learned and read only where its index zone was found at least this well: this
 # share of the low percentile of the cards' views (a blank window matches nowhere well).
 POSE_SHARE = 0.8
@@ -99,6 +113,7 @@ class HeldOut:
     coming_in: bool  # `register.coming_in`: the reader does not look for its index
     embedded: np.ndarray  # in the card model's space, and every class's score there
     scores: np.ndarray
+    suit_lead: float  # of the suit of the card read, by its box (`suit.SuitCheck.lead`)
 
     @property
     def truth_kind(self) -> str:
@@ -137,16 +152,19 @@ def _joint(view: _View) -> np.ndarray:
     return np.concatenate([view.card, view.kind])
 
 
-def _read(view: _View, card_model: Model, kind_model: Model, likeness: np.ndarray) -> HeldOut:
+def _read(view: _View, card_model: Model, kind_model: Model, likeness: np.ndarray,
+          suits: SuitCheck) -> HeldOut:
     kind, kind_score, kind_margin, side_lead = glance_of(kind_model, view.kind)
     embedded = card_model.embed(_joint(view))
     scores = card_model.scores_of(embedded)
     card, card_score, card_margin, _ = ranked(card_model, scores)
     number = card_model.classes.index(card)
     alike = float(likeness[number] @ view.likeness) if number < len(likeness) else 0.0
+    code = split_code(card)
     return HeldOut(view.truth, view.window, kind, kind_score, kind_margin, side_lead, card,
                    card_score, card_margin, view.pose_score, alike, view.no_ink,
-                   view.card_above, view.coming_in, embedded, scores)
+                   view.card_above, view.coming_in, embedded, scores,
+                   suits.lead(view.suit, code[1]) if code else -np.inf)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
@@ -318,23 +336,58 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
         for code in codes], np.float32)  # as the profile keeps them: the reader's values
     floor_of = {code: float(floor) for code, floor in zip(codes, like_floors, strict=True)}
 
-    def gated(h: HeldOut) -> bool:
+    def placed(h: HeldOut) -> bool:
         return h.pose_score >= pose_floor and h.likeness >= floor_of.get(h.card, like_floor)
 
-    accept["card"] = _thresholds(
-        pairs([h for h in rest if h.card in ALL_CARDS and h.card != h.truth_card and gated(h)],
-              card=True),
-        pairs([h for h in right if gated(h) and id(h) in passed], card=True),
-        len(cards), MIN_SCORE["card"], "cards", notes,
+    # The suit check (`suit.SuitCheck`): a card is read only where its suit leads the other
+    # suits in its box by a floor. Held-back views read wrong that it stops set no threshold
+    # of the card stage or the pair stage; those read right that it stops are not read. The
+    # floor is whichever of the candidates reads the most held-back cards: the least lead
+    # of a card read right that the card stage could accept, less SAFETY_SUIT (none of those
+    # stopped), or one of a few low percentiles of those leads (SUIT_SHARES: a few stopped,
+    # for the wrong ones a club like a spade put below them).
+    leads = [h.suit_lead for h in right if placed(h) and id(h) in passed
+             and h.card_score >= MIN_SCORE["card"] and np.isfinite(h.suit_lead)]
+    floors = sorted({min(leads, default=NO_SUIT_FLOOR + SAFETY_SUIT) - SAFETY_SUIT,
+                     *(float(np.percentile(leads, q)) for q in SUIT_SHARES if leads)})
+    chosen: tuple[float, Acceptance, Acceptance, list[str]] | None = None
+    for floor in floors:
+        said: list[str] = []
+        card_stage, pair_stage = _card_stages(rest, right, passed, placed, floor, len(cards),
+                                              card_pairs, classes, said)
+        if chosen is None or pair_stage.accepted > chosen[2].accepted:
+            chosen = (floor, card_stage, pair_stage, said)
+    suit_floor, accept["card"], accept["pair"], said = chosen  # type: ignore[misc]
+    notes += said
+    stopped = sum(1 for h in rest if h.card in ALL_CARDS and h.card != h.truth_card
+                  and placed(h) and h.suit_lead < suit_floor)
+    accept["suit"] = Acceptance(suit_floor, 0.0, len(cards), accept["pair"].accepted, stopped,
+                                0.0)
+    accept.update(pose_floor=pose_floor, likeness_floor=like_floor, likeness_floors=like_floors)
+    return accept
+
+
+def _card_stages(rest: list[HeldOut], right: list[HeldOut], passed: set[int], placed,
+                 suit_floor: float, views: int, card_pairs: Pairs, classes: tuple[str, ...],
+                 notes: list[str]) -> tuple[Acceptance, Acceptance]:
+    """The card stage's and the pair stage's `Acceptance` with the suit check at
+    `suit_floor`: of the held-back cards found well enough and like their card (`placed`),
+    those whose suit leads by the floor."""
+    def gated(h: HeldOut) -> bool:
+        return placed(h) and h.suit_lead >= suit_floor
+
+    card = _thresholds(
+        np.array([(h.card_score, h.card_margin) for h in rest if h.card in ALL_CARDS
+                  and h.card != h.truth_card and gated(h)], np.float64),
+        np.array([(h.card_score, h.card_margin) for h in right if gated(h) and id(h) in passed],
+                 np.float64),
+        views, MIN_SCORE["card"], "cards", notes,
         # A card's wrong readings are many cards' against one another, not one overlap of
         # two kinds: between them, the segments cost `bench.passages` 4 of the built-in
         # design's 104 passages (17 without the colour kept), and no card was read wrong
         # by the corners alone in any run of `bench.vision`.
         between=False)
-    accept["pair"] = _pair_acceptance(rest, right, passed, gated, accept["card"], card_pairs,
-                                      classes)
-    accept.update(pose_floor=pose_floor, likeness_floor=like_floor, likeness_floors=like_floors)
-    return accept
+    return card, _pair_acceptance(rest, right, passed, gated, card, card_pairs, classes)
 
 
 def _pair_acceptance(rest: list[HeldOut], right: list[HeldOut], passed: set[int], gated,
@@ -400,6 +453,7 @@ class Enrolment:
     held_out: list[HeldOut] = field(default_factory=list)
     nominal: dict[str, np.ndarray] = field(default_factory=dict)
     gate_share: float = 0.0  # of the held-back empty windows, those the gate lets through
+    suit_stopped: int = 0  # held-back cards read wrong that the suit check stops
 
 
 def enrol(samples_dir: str | Path, notes: list[str] | None = None, **options) -> Profile:
@@ -462,8 +516,9 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     for code in cards:
         notes += fit_warnings(code, nominal[code])
     _check_inked(samples, nominal, cards)
-    zones = np.stack([zone_of(prepare(nominal[code]).ink) for code in cards])
-    registration = Registration(learn_templates(zones))
+    zones = {code: zone_of(prepare(nominal[code]).ink) for code in cards}
+    registration = Registration(learn_templates(np.stack(list(zones.values()))),
+                                learn_box(zones))
     counter = _Counter(progress, _view_count(samples, views, held))
 
     learned = _views(samples, views, np.random.default_rng(SEED), counter, registration,
@@ -490,10 +545,12 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
                              np.array([kinds.index(_kind(v.truth)) for v in for_kinds]), kinds,
                              discriminate=False, weights=kind_weights())
     pairs = learn_pairs(card_model, len(cards))
+    suits = learn_suit_check(np.stack([v.suit for v in found]),
+                             [split_code(v.truth)[1] for v in found])  # type: ignore[index]
     held_rng = np.random.default_rng(SEED + 1)
 
     def read_back(views: list[_View]) -> list[HeldOut]:
-        return [_read(v, card_model, kind_model, likeness) for v in views]
+        return [_read(v, card_model, kind_model, likeness, suits) for v in views]
 
     held_out = read_back(_views(samples, held, held_rng, counter, registration, travel=True,
                                 learned=views))
@@ -517,7 +574,10 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     counter.finish()
     card = accept["pair"]  # the card stage's figures, with the pairs' rescues
     profile = Profile(
-        templates=registration.templates,
+        templates=registration.templates, suit_box=np.float32(registration.suit_box),
+        suit_mean=suits.mean, suit_scale=suits.scale, suit_low=suits.low, suit_high=suits.high,
+        suit_pair_index=suits.pairs.index, suit_pair_directions=suits.pairs.directions,
+        suit_pair_middles=suits.pairs.middles, suit_pair_halves=suits.pairs.halves,
         **_model_arrays("card", card_model), **_model_arrays("kind", kind_model),
         thresholds={stage: (accept[stage].score, accept[stage].margin) for stage in STAGES},
         pose_floor=accept["pose_floor"], likeness=likeness,
@@ -528,7 +588,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
         separation=card.separation, gate_mean=gate.mean, gate_whiten=gate.whiten,
         gate_others=gate.others, gate_reach=gate.reach, gate_clearance=gate.clearance,
     )
-    return Enrolment(profile, notes, held_out, nominal, gate_share)
+    return Enrolment(profile, notes, held_out, nominal, gate_share, accept["suit"].wrong)
 
 
 def _learn_gate(learned: list[_View], held_out: list[HeldOut]) -> tuple[EmptyGate, float]:
@@ -589,6 +649,7 @@ class _View:
     no_ink: bool
     card_above: bool  # `features.card_above_window` of its thumbnail
     coming_in: bool  # `register.coming_in` of its thumbnail
+    suit: np.ndarray  # `suit.suit_shapes` of its zone's suit box
 
 
 # A back, the cut card, the empty window and a joker are each one sample against 52 cards:
@@ -794,7 +855,8 @@ def _view(truth: str, number: int, window: np.ndarray, registration: Registratio
     return _View(truth, number, window, describe(prepared, pose, zone), kind_vector(prepared),
                  pose.score, likeness_vector(zone), blank_of_ink(prepared),
                  card_above_window(prepared.small, prepared.small_gray),
-                 coming_in(prepared.small, prepared.small_gray))
+                 coming_in(prepared.small, prepared.small_gray),
+                 suit_shapes(prepared.ink, [pose], registration.suit_box)[0])
 
 
 WASHED_OUT = 60  # grey level: the darkest of a camera's samples lifted above it is washed out

@@ -31,6 +31,13 @@ Stored as one NumPy .npz archive (no pickles) holding:
   held_views       int, held_accepted float, held_wrong int, separation float: what the
                    calibration found (views read, share accepted, read wrong, and how far the
                    1st percentile of right readings' scores lies above the best wrong one)
+  suit_box         (4,) float32: where in the index zone the design prints its suit (x, y,
+                   w, h in the zone's nominal pixels, `suit.learn_box`)
+  suit_mean, suit_scale, suit_low, suit_high (D,) float32, suit_pair_index (6, 2) int32,
+  suit_pair_directions (6, D'), suit_pair_middles (6,), suit_pair_halves (6,) float32:
+                   the suit check (`suit.SuitCheck`): the box's shapes standardised, and
+                   each two suits' direction; stage `suit` (its score is the least lead of
+                   a card's suit over the others there, in half-distances)
   gate_mean (6,), gate_whiten (6, 6), gate_others (M, 6) float64, gate_reach,
   gate_clearance float: the empty-window gate (`vision.gate`); reach 0 when too few empty
                    windows were learned (the gate shut: every window read in full)
@@ -49,18 +56,21 @@ import numpy as np
 from vision.cards import split_code
 from vision.errors import ProfileError
 from vision.gate import MAX_REACH, MIN_CLEARANCE, SHUT, WHITENING, EmptyGate
-from vision.register import ZONE
+from vision.model import Pairs
+from vision.register import DEFAULT_SUIT_BOX, ZONE, Box
+from vision.suit import SUITS, SuitCheck
 
 # 7: the glance's hues are of the window's right and lower part (`features.HUE_PART`), so a
 # profile learned on the whole window's would read with numbers it never learned. 8: the
 # glance and the card model have the corner's contrast (`features.corner_contrast`).
 # 9: each model's features are clamped to the range its learned views had (`*_low`,
 # `*_high`). 10: a stage for a face's side at a glance (SIDE_STAGE: a body passing or a
-# blank face, by its lead over every other kind, `model.glance_of`).
-PROFILE_VERSION = 10
+# blank face, by its lead over every other kind, `model.glance_of`). 11: the suit check
+# (`suit_*`, stage `suit`, `vision.suit`).
+PROFILE_VERSION = 11
 SIDE_STAGE = "glance:side"
 STAGES = ("glance:empty", "glance:back", "glance:passing", SIDE_STAGE,
-          "model:back", "model:cut", "model:empty", "card", "pair")
+          "model:back", "model:cut", "model:empty", "card", "pair", "suit")
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,6 +111,28 @@ class Profile:
     gate_reach: float = 0.0
     gate_clearance: float = 0.0
     likeness_floors: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    suit_box: np.ndarray = field(default_factory=lambda: np.float32(DEFAULT_SUIT_BOX))
+    suit_mean: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    suit_scale: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    suit_low: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    suit_high: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    suit_pair_index: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int32))
+    suit_pair_directions: np.ndarray = field(
+        default_factory=lambda: np.zeros((0, 0), np.float32))
+    suit_pair_middles: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    suit_pair_halves: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+
+    @property
+    def suit_place(self) -> Box:
+        """`suit_box` as `register.Registration` takes it."""
+        x, y, w, h = (float(v) for v in self.suit_box)
+        return x, y, w, h
+
+    @property
+    def suit_check(self) -> SuitCheck:
+        return SuitCheck(self.suit_mean, self.suit_scale, self.suit_low, self.suit_high,
+                         Pairs(self.suit_pair_index, self.suit_pair_directions,
+                               self.suit_pair_middles, self.suit_pair_halves))
 
     @property
     def card_likeness_floors(self) -> np.ndarray:
@@ -126,7 +158,9 @@ _GATE = {"gate_mean", "gate_whiten", "gate_others", "gate_reach", "gate_clearanc
 _ARRAYS = [f.name for f in fields(Profile) if f.name not in _SCALARS and f.name != "thresholds"]
 _SHAPES = {"templates": 3, "likeness": 2, "pair_index": 2, "pair_directions": 2,
            "pair_middles": 1, "pair_halves": 1, "gate_mean": 1, "gate_whiten": 2,
-           "gate_others": 2, "likeness_floors": 1} | {
+           "gate_others": 2, "likeness_floors": 1, "suit_box": 1, "suit_mean": 1,
+           "suit_scale": 1, "suit_low": 1, "suit_high": 1, "suit_pair_index": 2,
+           "suit_pair_directions": 2, "suit_pair_middles": 1, "suit_pair_halves": 1} | {
     f"{model}_{name}": dims for model in ("card", "kind")
     for name, dims in (("mean", 1), ("projection", 2), ("views", 2), ("labels", 1),
                        ("classes", 1), ("low", 1), ("high", 1))}
@@ -200,8 +234,8 @@ def load_profile(path: str | Path) -> Profile:
 
 
 # What each array holds (numpy dtype kinds): integers, text, or else real numbers.
-_KINDS = {"pair_index": "iu", "card_labels": "iu", "kind_labels": "iu", "card_classes": "U",
-          "kind_classes": "U"}
+_KINDS = {"pair_index": "iu", "suit_pair_index": "iu", "card_labels": "iu",
+          "kind_labels": "iu", "card_classes": "U", "kind_classes": "U"}
 _KIND_WORDS = {"f": "real numbers", "iu": "whole numbers", "U": "text"}
 _FLOAT32_MOST = float(np.finfo(np.float32).max)
 
@@ -221,6 +255,21 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
     if len(arrays["templates"]) == 0 or arrays["templates"].shape[1:] != (ZONE[3], ZONE[2]):
         raise ProfileError(f"{file}: templates are not pictures of the index zone "
                            f"({ZONE[3]} x {ZONE[2]})")
+    x, y, w, h = arrays["suit_box"] if arrays["suit_box"].shape == (4,) else (0, 0, 0, 0)
+    if not (w > 0 and h > 0 and x >= 0 and y >= 0 and x + w <= ZONE[2] and y + h <= ZONE[3]):
+        raise ProfileError(f"{file}: suit_box is not a box inside the index zone (x, y, width, "
+                           f"height within {ZONE[2]} x {ZONE[3]})")
+    shapes = arrays["suit_mean"].shape
+    suit_pairs = arrays["suit_pair_index"]
+    if (len(arrays["suit_mean"]) == 0
+            or any(arrays[f"suit_{n}"].shape != shapes for n in ("scale", "low", "high"))
+            or suit_pairs.shape != (len(SUITS) * (len(SUITS) - 1) // 2, 2)
+            or suit_pairs.min() < 0 or suit_pairs.max() >= len(SUITS)
+            or arrays["suit_pair_directions"].shape[0] != len(suit_pairs)
+            or arrays["suit_pair_directions"].shape[1] != shapes[0]
+            or not len(arrays["suit_pair_middles"]) == len(arrays["suit_pair_halves"])
+            == len(suit_pairs)):
+        raise ProfileError(f"{file}: the suit check's arrays (suit_*) do not fit together")
     for model in ("card", "kind"):
         views, projection = arrays[f"{model}_views"], arrays[f"{model}_projection"]
         labels, classes = arrays[f"{model}_labels"], arrays[f"{model}_classes"]

@@ -48,6 +48,7 @@ from vision.model import (
 )
 from vision.profile import SIDE_STAGE, Profile
 from vision.register import Pose, Registration, coming_in
+from vision.suit import suit_shapes
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ class Reader:
         self._kinds = _model(p.kind_mean, p.kind_projection, p.kind_views, p.kind_labels,
                              p.kind_classes, p.kind_low, p.kind_high)
         self._pairs = Pairs(p.pair_index, p.pair_directions, p.pair_middles, p.pair_halves)
-        self._registration = Registration(profile.templates)
+        self._registration = Registration(profile.templates, profile.suit_place)
+        self._suits = profile.suit_check
         self._gate = profile.gate
         self._likeness = profile.likeness
         self._likeness_floors = profile.card_likeness_floors
@@ -160,6 +162,18 @@ class Reader:
         like_floor = float(self._likeness_floors[number])
         least_score, least_margin = p.thresholds["card"]
         gated = score >= least_score and pose.score >= p.pose_floor and alike >= like_floor
+        if gated:
+            # Where the design prints its suit, the suit read must stand out from the other
+            # three (`suit`): a small club beside the rank looks like a spade to the zone's
+            # cells.
+            shape = suit_shapes(prepared.ink, [pose], self._registration.suit_box)[0]
+            suit = split_code(name)[1]  # type: ignore[index]
+            suit_lead, suit_floor = self._suits.lead(shape, suit), p.thresholds["suit"][0]
+            if suit_lead < suit_floor:
+                return Reading("unknown", score=score, reason=f"not sure: {name} "
+                               f"{score:.2f}, but where the design prints its suit, "
+                               f"{suit} leads the other suits by "
+                               f"{_against(suit_lead, suit_floor)}")
         # Each close rival (within PAIR_RIVALS, or the margin if wider) is told from the card
         # by the two cards' own direction as well (calibrated as stage `pair`): nearest views
         # that lead by less than the margin are read when it leads there by the pair floor,

@@ -136,11 +136,20 @@ def learn_templates(zones: np.ndarray, clusters: int = CLUSTERS) -> np.ndarray:
                      if np.any(labels == j)]).astype(np.float32)
 
 
-class Registration:
-    """Finds the index zone's `Pose` in a window's ink map (`features.ink_map`)."""
+# A part of the index zone, (x, y, w, h) in its nominal pixels (`zone_of`'s crop).
+Box = tuple[float, float, float, float]
+# Where a suit is in the zone when the design's own cards do not say (`suit.learn_box`): the
+# lower part, where a suit under the rank is.
+DEFAULT_SUIT_BOX: Box = (8.0, 56.0, 40.0, 40.0)
 
-    def __init__(self, templates: np.ndarray) -> None:
+
+class Registration:
+    """Finds the index zone's `Pose` in a window's ink map (`features.ink_map`), and knows
+    where in that zone the design prints its suit (`suit_box`, `suit.learn_box`)."""
+
+    def __init__(self, templates: np.ndarray, suit_box: Box = DEFAULT_SUIT_BOX) -> None:
         self.templates = templates
+        self.suit_box = suit_box
         _, h, w = templates.shape
         coarse = [cv2.resize(t, (w // _COARSE, h // _COARSE), interpolation=cv2.INTER_AREA)
                   for t in templates]

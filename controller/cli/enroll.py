@@ -148,6 +148,11 @@ def _enrol(args, samples_dir: str) -> int:
           f"confidence (similarity >= {least_score:.2f}, lead >= {least_margin:.2f}); "
           f"{p.held_wrong} read wrong before the thresholds, none after; "
           f"margin found {p.separation:+.2f}", file=sys.stderr)
+    x, y, w, h = p.suit_place
+    print(f"suit check: where the design prints its suit ({w:.0f} x {h:.0f} px at {x:.0f}, "
+          f"{y:.0f} in the index zone), the suit read must lead the other three by "
+          f"{p.thresholds['suit'][0]:+.2f}; it stops {result.suit_stopped} held-back cards "
+          "read wrong", file=sys.stderr)
     if p.gate_reach > 0:
         rest = "" if result.gate_share >= 0.995 else " (the others are read in full)"
         print(f"empty window told at a glance of its colour: {result.gate_share:.0%} of the "

@@ -49,9 +49,13 @@ def test_each_kind_has_thresholds_of_its_own(enrolled):
     thresholds = enrolled.profile.thresholds
     assert {"model:back", "model:cut", "model:empty", "glance:empty"} <= set(thresholds)
     assert all(0.0 < score <= 1.0 and 0.0 < margin < 1.0
-               for stage, (score, margin) in thresholds.items() if stage != "pair")
+               for stage, (score, margin) in thresholds.items() if stage not in ("pair", "suit"))
     least_lead, unused = thresholds["pair"]  # in half-distances between two cards
     assert least_lead >= 0.3 and unused == 0.0
+    # In half-distances between two suits: below +1, a suit's own mean, and not the floor
+    # a profile without a card read right would have.
+    suit_floor, unused = thresholds["suit"]
+    assert -10.0 < suit_floor < 1.0 and unused == 0.0
 
 
 @pytest.fixture(scope="module")

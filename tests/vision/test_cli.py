@@ -132,6 +132,10 @@ def test_enroll_from_whole_faces_draws_a_sheet_and_reports_the_calibration(
     err = capsys.readouterr().err
     assert "enrolled 52 cards and back, cut, empty" in err
     assert "held-back views:" in err and "margin found" in err
+    # Where the design prints its suit, and what the suit check stops.
+    assert re.search(r"suit check: where the design prints its suit \(\d+ x \d+ px at \d+, "
+                     r"\d+ in the index zone\), the suit read must lead the other three by "
+                     r"[-+]\d\.\d\d; it stops \d+ held-back cards read wrong", err)
     # The empty-window gate says what it does: a share of the empty windows, or none.
     assert re.search(r"empty window told at a glance of its colour: (\d+% of the held-back "
                      r"ones|never)", err)

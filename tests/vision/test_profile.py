@@ -22,7 +22,10 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     # The models' bounds, and the reader clamps with them (`Model.embed`).
     for name in ("card_low", "card_high", "kind_low", "kind_high"):
         assert np.array_equal(getattr(again, name), getattr(vector_profile, name)), name
+    for name in ("suit_box", "suit_mean", "suit_scale", "suit_pair_directions"):
+        assert np.array_equal(getattr(again, name), getattr(vector_profile, name)), name
     reader = Reader(again)
+    assert reader._registration.suit_box == vector_profile.suit_place
     assert np.array_equal(reader._cards.low, again.card_low)
     assert np.array_equal(reader._kinds.high, again.kind_high)
 
@@ -64,6 +67,19 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
      "card_views holds values that are not finite"),
     (lambda p: {"card_labels": p.card_labels.astype(np.float32)},
      "card_labels holds float32 values, not whole numbers"),
+    # The suit's box is pictured from the zone: outside it, or of no size, it shows nothing.
+    (lambda p: {"suit_box": np.float32([60, 20, 24, 24])}, "suit_box is not a box inside"),
+    (lambda p: {"suit_box": np.float32([8, 20, 0, 24])}, "suit_box is not a box inside"),
+    (lambda p: {"suit_box": np.float32([8, 20, 24])}, "suit_box is not a box inside"),
+    (lambda p: {"suit_box": np.float32([[8, 20, 24, 24]])}, "suit_box has 2 dimensions"),
+    (lambda p: {"suit_scale": p.suit_scale[:10]}, "the suit check's arrays .suit_.. do not"),
+    (lambda p: {"suit_pair_index": p.suit_pair_index[:5]}, "the suit check's arrays"),
+    (lambda p: {"suit_pair_index": p.suit_pair_index + 4}, "the suit check's arrays"),
+    (lambda p: {"suit_pair_directions": p.suit_pair_directions[:, :7]},
+     "the suit check's arrays"),
+    (lambda p: {"suit_mean": p.suit_mean * np.nan}, "suit_mean holds values that are not"),
+    (lambda p: {"thresholds": p.thresholds | {"suit": (float("inf"), 0.0)}},
+     "thresholds holds values that are not finite"),
 ])
 def test_a_damaged_profile_is_refused(tmp_path, vector_profile, change, message):
     damaged = dataclasses.replace(vector_profile, **change(vector_profile))
