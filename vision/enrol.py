@@ -2,9 +2,11 @@
 
 What is learned, all from the samples (`vision.samples`) and views of them rendered across
 the camera envelope (`vision.synth`), nothing from any one design's layout:
-1. where the index zone is (`register`): templates of the design's own zones;
+1. where the index zone is (`register`): templates of the design's own zones; and where in
+   it the design prints its suit (`suit.learn_box`);
 2. what each class looks like there (`model`): every card code sampled, the back, the cut
-   card, the empty window; TRAIN_VIEWS views of each;
+   card, the empty window; TRAIN_VIEWS views of each; and the four suits where they are
+   printed (`suit.SuitCheck`);
 3. when to trust a reading (`calibrate`): HELD_VIEWS other views of each class, views of the
    cards sliding past the window and of the jokers, none of them learned from, are read; the
    acceptance thresholds are set just above the best-scoring reading among those that came
@@ -53,6 +55,7 @@ from vision.model import (
     likeness_vector,
     prepare,
     ranked,
+    unit,
     zone_picture,
 )
 from vision.profile import SIDE_STAGE, STAGES, Profile
@@ -167,10 +170,6 @@ def _read(view: _View, card_model: Model, kind_model: Model, likeness: np.ndarra
                    suits.lead(view.suit, code[1]) if code else -np.inf)
 
 
-def _unit(vector: np.ndarray) -> np.ndarray:
-    return vector / max(float(np.linalg.norm(vector)), 1e-6)
-
-
 MARGINS = np.round(np.arange(MIN_MARGIN, 0.8, 0.01), 3)
 
 
@@ -230,7 +229,8 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
     """Thresholds for the stages of reading, in the reader's order: the empty window, a
     back (in the over view), a card passing and a face's side at a glance (the kind model,
     from the whole window), then a back, the cut card or the empty window by the one
-    model, then the card. Each stage is calibrated on what the stages before it let
+    model, then the card (with its suit's floor, `suit.SuitCheck`, chosen among a few to
+    read the most held-back cards). Each stage is calibrated on what the stages before it let
     through, a back at a glance excepted: the under view does not use it, so the stages
     after it are calibrated as if it let everything through."""
     def pairs(items, card: bool) -> np.ndarray:
@@ -360,7 +360,8 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
     suit_floor, accept["card"], accept["pair"], said = chosen  # type: ignore[misc]
     notes += said
     stopped = sum(1 for h in rest if h.card in ALL_CARDS and h.card != h.truth_card
-                  and placed(h) and h.suit_lead < suit_floor)
+                  and placed(h) and h.card_score >= accept["card"].score
+                  and h.suit_lead < suit_floor - SAFETY_SUIT)
     accept["suit"] = Acceptance(suit_floor, 0.0, len(cards), accept["pair"].accepted, stopped,
                                 0.0)
     accept.update(pose_floor=pose_floor, likeness_floor=like_floor, likeness_floors=like_floors)
@@ -372,13 +373,18 @@ def _card_stages(rest: list[HeldOut], right: list[HeldOut], passed: set[int], pl
                  notes: list[str]) -> tuple[Acceptance, Acceptance]:
     """The card stage's and the pair stage's `Acceptance` with the suit check at
     `suit_floor`: of the held-back cards found well enough and like their card (`placed`),
-    those whose suit leads by the floor."""
+    those whose suit leads by the floor if read right; if read wrong, those whose suit is
+    not SAFETY_SUIT below it (a fresh view a little above one read wrong must not be
+    read because that one was stopped)."""
     def gated(h: HeldOut) -> bool:
         return placed(h) and h.suit_lead >= suit_floor
 
+    def not_stopped(h: HeldOut) -> bool:
+        return placed(h) and not h.suit_lead < suit_floor - SAFETY_SUIT
+
     card = _thresholds(
         np.array([(h.card_score, h.card_margin) for h in rest if h.card in ALL_CARDS
-                  and h.card != h.truth_card and gated(h)], np.float64),
+                  and h.card != h.truth_card and not_stopped(h)], np.float64),
         np.array([(h.card_score, h.card_margin) for h in right if gated(h) and id(h) in passed],
                  np.float64),
         views, MIN_SCORE["card"], "cards", notes,
@@ -387,24 +393,28 @@ def _card_stages(rest: list[HeldOut], right: list[HeldOut], passed: set[int], pl
         # design's 104 passages (17 without the colour kept), and no card was read wrong
         # by the corners alone in any run of `bench.vision`.
         between=False)
-    return card, _pair_acceptance(rest, right, passed, gated, card, card_pairs, classes)
+    return card, _pair_acceptance(rest, right, passed, gated, not_stopped, card, card_pairs,
+                                  classes)
 
 
 def _pair_acceptance(rest: list[HeldOut], right: list[HeldOut], passed: set[int], gated,
-                     card: Acceptance, pairs: Pairs, classes: tuple[str, ...]) -> Acceptance:
+                     wrong_gated, card: Acceptance, pairs: Pairs,
+                     classes: tuple[str, ...]) -> Acceptance:
     """The least lead (`Pairs.weakest_lead`) that accepts a card whose nearest views lead by
     less than the card margin: above that of every held-back view the card stage would
-    have let through to it and that it read wrong. Its `accepted` is the share of the
-    held-back cards read right by the card stage or by this one."""
-    def lead(h: HeldOut) -> float | None:
-        if not (h.card in ALL_CARDS and gated(h) and h.card_score >= card.score
+    have let through to it and that it read wrong (`wrong_gated`: those that reach it;
+    `gated`: those read right that do). Its `accepted` is the share of the held-back cards
+    read right by the card stage or by this one."""
+    def lead(h: HeldOut, reaches) -> float | None:
+        if not (h.card in ALL_CARDS and reaches(h) and h.card_score >= card.score
                 and h.card_margin < card.margin):
             return None
         return pairs.weakest_lead(h.embedded, h.scores, classes.index(h.card), card.margin)
 
-    wrong = [x for h in rest if h.card != h.truth_card and (x := lead(h)) is not None]
+    wrong = [x for h in rest if h.card != h.truth_card
+             and (x := lead(h, wrong_gated)) is not None]
     least = max(MIN_LEAD, max(wrong, default=-np.inf) + SAFETY_LEAD)
-    rescued = sum(1 for h in right if id(h) in passed and (x := lead(h)) is not None
+    rescued = sum(1 for h in right if id(h) in passed and (x := lead(h, gated)) is not None
                   and x >= least)
     share = card.accepted + rescued / max(1, card.views)
     return Acceptance(least, 0.0, card.views, share, card.wrong, card.separation)
@@ -528,7 +538,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     found = [v for v in learned if v.truth in cards]
     floor = POSE_SHARE * float(np.percentile([v.pose_score for v in found], 5))
     found = [v for v in found if v.pose_score >= floor or v.number == 0]
-    likeness = np.stack([_unit(np.mean([v.likeness for v in found if v.truth == code], axis=0))
+    likeness = np.stack([unit(np.mean([v.likeness for v in found if v.truth == code], axis=0))
                          for code in cards]).astype(np.float32)
     # One model tells every card and every other thing a window may show apart.
     others = tuple(k for k in NOT_CARDS if any(v.truth == k for v in learned))

@@ -236,7 +236,8 @@ def discriminant(vectors: np.ndarray, labels: np.ndarray,
     return mean.astype(np.float32), (reduce @ (whiten.T @ keep)).astype(np.float32)
 
 
-def _unit(rows: np.ndarray) -> np.ndarray:
+def unit(rows: np.ndarray) -> np.ndarray:
+    """`rows` (or one vector) scaled to unit length (a zero one stays near zero)."""
     return rows / np.maximum(np.linalg.norm(rows, axis=-1, keepdims=True), 1e-6)
 
 
@@ -280,7 +281,7 @@ class Model:
             if weights is not None:
                 scale = scale * weights
             projection = np.diag(scale).astype(np.float32)
-        views = _unit((vectors - mean) @ projection).astype(np.float32)
+        views = unit((vectors - mean) @ projection).astype(np.float32)
         low, high = vectors.min(axis=0), vectors.max(axis=0)
         # A view whose nearest other view is of another class shows nothing of its own (the
         # index glared out, cut off, the zone found on a pip): kept, it would be the nearest
@@ -297,7 +298,7 @@ class Model:
     def embed(self, vector: np.ndarray) -> np.ndarray:
         if self.low is not None:
             vector = np.clip(vector, self.low, self.high)
-        return _unit((vector - self.mean) @ self.projection)
+        return unit((vector - self.mean) @ self.projection)
 
     def class_scores(self, vector: np.ndarray) -> np.ndarray:
         """Per class, the similarity of its nearest training view (-1 .. 1)."""
@@ -401,7 +402,7 @@ def learn_pairs(model: Model, cards: int, neighbours: int = PAIR_NEIGHBOURS) -> 
     `neighbours` nearest cards by their views' mean."""
     dims = model.views.shape[1]
     means = np.stack([model.views[model.labels == c].mean(axis=0) for c in range(cards)])
-    near = _unit(means) @ _unit(means).T
+    near = unit(means) @ unit(means).T
     np.fill_diagonal(near, -np.inf)
     chosen = sorted({(min(a, b), max(a, b)) for a in range(cards)
                      for b in np.argsort(near[a])[-neighbours:].tolist()})

@@ -17,7 +17,8 @@ Stored as one NumPy .npz archive (no pickles) holding:
                    whole window: the empty window, a back in the over view, a card
                    passing, a face's side: a card's body passing or a blank face, by its
                    lead over every other kind), `model:<kind>` for the back, the cut card
-                   and the empty window by the card model, `card` for a card
+                   and the empty window by the card model, `card` for a card, `pair` and
+                   `suit` (below) for a card's close rivals and its suit
   pose_floor       float: a card is read only where its index zone matched at least this well
   likeness         (52, 1008) float32 each card's mean zone ink (`model.likeness_vector`)
   likeness_floor   float: ... and only when the zone looks at least this much like that card
@@ -34,7 +35,7 @@ Stored as one NumPy .npz archive (no pickles) holding:
   suit_box         (4,) float32: where in the index zone the design prints its suit (x, y,
                    w, h in the zone's nominal pixels, `suit.learn_box`)
   suit_mean, suit_scale, suit_low, suit_high (D,) float32, suit_pair_index (6, 2) int32,
-  suit_pair_directions (6, D'), suit_pair_middles (6,), suit_pair_halves (6,) float32:
+  suit_pair_directions (6, D), suit_pair_middles (6,), suit_pair_halves (6,) float32:
                    the suit check (`suit.SuitCheck`): the box's shapes standardised, and
                    each two suits' direction; stage `suit` (its score is the least lead of
                    a card's suit over the others there, in half-distances)
@@ -49,6 +50,7 @@ import tokenize
 import zipfile
 import zlib
 from dataclasses import dataclass, field, fields
+from itertools import combinations
 from pathlib import Path
 
 import numpy as np
@@ -233,6 +235,8 @@ def load_profile(path: str | Path) -> Profile:
     return Profile(**arrays, **scalars, thresholds=by_stage)
 
 
+# Every two suits, the lower first: the suit check compares a suit with each other.
+_SUIT_PAIRS = set(combinations(range(len(SUITS)), 2))
 # What each array holds (numpy dtype kinds): integers, text, or else real numbers.
 _KINDS = {"pair_index": "iu", "suit_pair_index": "iu", "card_labels": "iu",
           "kind_labels": "iu", "card_classes": "U", "kind_classes": "U"}
@@ -263,13 +267,18 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
     suit_pairs = arrays["suit_pair_index"]
     if (len(arrays["suit_mean"]) == 0
             or any(arrays[f"suit_{n}"].shape != shapes for n in ("scale", "low", "high"))
-            or suit_pairs.shape != (len(SUITS) * (len(SUITS) - 1) // 2, 2)
-            or suit_pairs.min() < 0 or suit_pairs.max() >= len(SUITS)
+            or suit_pairs.ndim != 2
+            or {tuple(row) for row in suit_pairs.tolist()} != _SUIT_PAIRS
+            or len(suit_pairs) != len(SUITS) * (len(SUITS) - 1) // 2
             or arrays["suit_pair_directions"].shape[0] != len(suit_pairs)
             or arrays["suit_pair_directions"].shape[1] != shapes[0]
             or not len(arrays["suit_pair_middles"]) == len(arrays["suit_pair_halves"])
             == len(suit_pairs)):
         raise ProfileError(f"{file}: the suit check's arrays (suit_*) do not fit together")
+    if np.any(arrays["suit_low"] > arrays["suit_high"]):
+        raise ProfileError(f"{file}: suit_low is above suit_high")
+    if not np.all(arrays["suit_pair_halves"] > 0):  # a negative half turns every lead round
+        raise ProfileError(f"{file}: suit_pair_halves holds values that are not above 0")
     for model in ("card", "kind"):
         views, projection = arrays[f"{model}_views"], arrays[f"{model}_projection"]
         labels, classes = arrays[f"{model}_labels"], arrays[f"{model}_classes"]

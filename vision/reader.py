@@ -7,7 +7,9 @@ other card: the two thresholds were calibrated at enrolment on held-back views s
 of those read wrong would have passed. Nor where, with the zone a step of its search away,
 another class comes as close, or, two steps away or where the search's next best scale put
 it, scores above it (`model.describe_nudged`, `register.Registration.next_scale`): the
-reading would rest on where the zone fell. Before that, the whole window
+reading would rest on where the zone fell. Nor where, in the part of the zone where the
+design prints its suit, the card's suit does not lead the other three by the floor
+calibrated for it (`suit.SuitCheck`). Before that, the whole window
 is glanced at (the kind model, calibrated the same way, so that no held-back card would be
 taken for one of those): the empty window, a back in the over view and a card's body passing
 need no index, and most frames are one of them. Each stage has thresholds of its own
@@ -169,7 +171,7 @@ class Reader:
             shape = suit_shapes(prepared.ink, [pose], self._registration.suit_box)[0]
             suit = split_code(name)[1]  # type: ignore[index]
             suit_lead, suit_floor = self._suits.lead(shape, suit), p.thresholds["suit"][0]
-            if suit_lead < suit_floor:
+            if not suit_lead >= suit_floor:  # closed to a lead that is no number
                 return Reading("unknown", score=score, reason=f"not sure: {name} "
                                f"{score:.2f}, but where the design prints its suit, "
                                f"{suit} leads the other suits by "

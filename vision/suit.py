@@ -7,9 +7,9 @@ were read as 3S in held-back views at 0.83, leading by 0.20, which set its card 
 0.89). Which part of the zone shows the suit is learned per design from its own cards
 (`learn_box`: where each suit's ink, over all its ranks, differs from the other suits').
 That box, described at finer cells from the ink at nominal resolution (`suit_shapes`),
-teaches a model of the four suits alone (`learn_suit_model`): a card is read only where
+teaches a model of the four suits alone (`learn_suit_check`): a card is read only where
 its suit leads the others there by the floor calibrated at enrolment (stage `suit`), and
-held-back views so stopped set no threshold of the card stage.
+held-back views so stopped set no threshold of the card stage or the pair stage.
 
 Tried first (stop 39): the box's shapes added to the card model's vector. The small suits
 were read more (an invented design from 91.5% to 94-95% of its faces), but designs told by
@@ -24,12 +24,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.cards import ALL_CARDS, split_code
+from vision.cards import ALL_CARDS, SUITS, split_code
 from vision.features import INK_LEVEL, orientation_histograms
-from vision.model import Model, Pairs, learn_pairs
+from vision.model import Model, Pairs, learn_pairs, unit
 from vision.register import DEFAULT_SUIT_BOX, ZONE, Box, Pose
 
-SUITS = tuple(dict.fromkeys(split_code(code)[1] for code in ALL_CARDS))  # type: ignore[index]
 SUIT_PICTURE = (24, 24)  # the box is compared at this size (w, h)
 SUIT_CELL = 4  # pixels per histogram cell of that picture
 SUIT_PAD = 7  # nominal pixels added round the box where the suits differ: a pose found
@@ -113,22 +112,30 @@ class SuitCheck:
         of SUITS."""
         if suit not in SUITS:
             return -np.inf
-        embedded = _unit((np.clip(shape, self.low, self.high) - self.mean) * self.scale)
+        embedded = unit((np.clip(shape, self.low, self.high) - self.mean) * self.scale)
         own = SUITS.index(suit)
         leads = [self.pairs.lead(embedded, own, other) for other in range(len(SUITS))
                  if other != own]
-        return min((x for x in leads if x is not None), default=-np.inf)
+        if any(x is None or not np.isfinite(x) for x in leads):  # a suit never compared
+            return -np.inf
+        return float(min(leads))  # type: ignore[type-var]
 
 
 def learn_suit_check(shapes: np.ndarray, suits: list[str]) -> SuitCheck:
-    """The `SuitCheck` of views' box `shapes` (N, D) of the suits `suits` (N), every suit
-    among them."""
-    labels = np.array([SUITS.index(s) for s in suits])
-    model = Model.learn(shapes.astype(np.float32), labels, SUITS, discriminate=False)
+    """The `SuitCheck` of views' box `shapes` (N, D) of the suits `suits` (N). Every view
+    counts, those nearest another suit's too (a `Model` learned for reading drops them):
+    the clubs that look like spades are what the check is for."""
+    missing = [suit for suit in SUITS if suit not in suits]
+    if missing:
+        raise ValueError(f"no views of the suit {', '.join(missing)} to learn the suits from")
+    vectors = shapes.astype(np.float32)
+    labels = np.array([SUITS.index(s) for s in suits], np.int32)
+    order = np.argsort(labels, kind="stable")
+    vectors, labels = vectors[order], labels[order]
+    mean = vectors.mean(axis=0)
+    scale = (1.0 / (vectors.std(axis=0) + 1e-3)).astype(np.float32)
+    views = unit((vectors - mean) * scale).astype(np.float32)
+    model = Model(mean, np.diag(scale), views, labels, tuple(SUITS))
     pairs = learn_pairs(model, len(SUITS), neighbours=len(SUITS) - 1)
-    return SuitCheck(model.mean.astype(np.float32), np.diag(model.projection).astype(np.float32),
-                     model.low, model.high, pairs)
-
-
-def _unit(vector: np.ndarray) -> np.ndarray:
-    return vector / max(float(np.linalg.norm(vector)), 1e-6)
+    return SuitCheck(mean.astype(np.float32), scale, vectors.min(axis=0), vectors.max(axis=0),
+                     pairs)

@@ -8,7 +8,6 @@ its caller's back.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 
 import cv2
 
@@ -21,9 +20,11 @@ MMAP_THRESHOLD = 512 * 1024
 TRIM_THRESHOLD = 4 * MMAP_THRESHOLD
 
 
-def tune_for_reading() -> None:
+def tune_for_reading() -> bool:
+    """Both settings below; whether the allocator's was taken (False: not glibc, where a read
+    may cost more)."""
     one_compute_thread()
-    reuse_freed_memory()
+    return reuse_freed_memory()
 
 
 def one_compute_thread() -> None:
@@ -47,8 +48,8 @@ def reuse_freed_memory() -> bool:
     (`bench.vision` enrols in the same process, and its large freed blocks had raised
     glibc's threshold on their own). False where the C library has no mallopt (not
     glibc): its allocator is left as it is."""
-    try:
-        mallopt = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").mallopt
+    try:  # the C library this process already runs on, whatever its file is called
+        mallopt = ctypes.CDLL(None).mallopt
     except (OSError, AttributeError):
         return False
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int

@@ -135,3 +135,23 @@ def test_a_held_back_card_coming_in_sets_no_threshold(enrolled):
     misread = replace(right, truth=f"travel:{other}", coming_in=False)
     assert card_stage(misread) != card_stage()
     assert card_stage(replace(misread, coming_in=True)) == card_stage()
+
+
+def test_the_readers_suit_check_sees_what_enrolment_calibrated_it_on(enrolled, mocker):
+    """The suit floor is calibrated on each held-back card's suit lead (`HeldOut.suit_lead`):
+    where the reader asks the suit check of a card in place, it must find the same lead, or
+    the floor holds back views the reader never sees that way."""
+    from vision.suit import SuitCheck
+
+    reader = Reader(enrolled.profile)
+    asked = mocker.spy(SuitCheck, "lead")
+    compared = 0
+    for held in enrolled.held_out:
+        if held.truth_kind != "face" or held.sliding:
+            continue
+        before = asked.call_count
+        reader.read(held.window)
+        if asked.call_count > before:
+            assert asked.spy_return == pytest.approx(held.suit_lead, abs=1e-4), held.truth
+            compared += 1
+    assert compared > 100

@@ -22,7 +22,8 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     # The models' bounds, and the reader clamps with them (`Model.embed`).
     for name in ("card_low", "card_high", "kind_low", "kind_high"):
         assert np.array_equal(getattr(again, name), getattr(vector_profile, name)), name
-    for name in ("suit_box", "suit_mean", "suit_scale", "suit_pair_directions"):
+    for name in (f.name for f in dataclasses.fields(vector_profile)
+                 if f.name.startswith("suit_")):
         assert np.array_equal(getattr(again, name), getattr(vector_profile, name)), name
     reader = Reader(again)
     assert reader._registration.suit_box == vector_profile.suit_place
@@ -75,6 +76,13 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     (lambda p: {"suit_scale": p.suit_scale[:10]}, "the suit check's arrays .suit_.. do not"),
     (lambda p: {"suit_pair_index": p.suit_pair_index[:5]}, "the suit check's arrays"),
     (lambda p: {"suit_pair_index": p.suit_pair_index + 4}, "the suit check's arrays"),
+    # Found in review: a pair twice (another never compared), or the wrong way round.
+    (lambda p: {"suit_pair_index": np.repeat(p.suit_pair_index[:1], 6, axis=0)},
+     "the suit check's arrays"),
+    (lambda p: {"suit_pair_index": p.suit_pair_index[:, ::-1].copy()},
+     "the suit check's arrays"),
+    (lambda p: {"suit_pair_halves": -p.suit_pair_halves}, "suit_pair_halves holds values that"),
+    (lambda p: {"suit_high": p.suit_low - 1}, "suit_low is above suit_high"),
     (lambda p: {"suit_pair_directions": p.suit_pair_directions[:, :7]},
      "the suit check's arrays"),
     (lambda p: {"suit_mean": p.suit_mean * np.nan}, "suit_mean holds values that are not"),

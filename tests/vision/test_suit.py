@@ -200,3 +200,26 @@ def test_the_suit_floor_may_stop_a_few_cards_read_right_where_that_reads_more():
     assert -0.3 < accept["suit"].score <= 0.5 and accept["suit"].wrong == 2
     assert accept["card"].score == enrol.MIN_SCORE["card"]
     assert accept["pair"].accepted == pytest.approx(40 / 43)  # of the 43 held back
+
+
+def test_a_wrong_reading_just_above_a_percentile_floor_still_sets_the_card_floor():
+    """Found in review: with the floor at a percentile of the right leads (0.30-0.69), a 3C
+    read as 3S at 0.95 whose suit led by 0.299 counted as stopped, just below it, and set no
+    card threshold: a fresh view like it leading by 0.31 would have been read wrong. A
+    wrong reading counts as stopped only SAFETY_SUIT below the floor."""
+    from vision import enrol
+
+    right = [_held_out(code, code, 0.80 if k % 2 else 0.99, 0.30 + 0.01 * k)
+             for k, code in enumerate(ALL_CARDS[:40])]
+    wrong = [_held_out("3C", "3S", 0.95, 0.299)]
+    pairs = Pairs(np.zeros((0, 2), np.int32), np.zeros((0, 3), np.float32),
+                  np.zeros(0, np.float32), np.zeros(0, np.float32))
+    accept = enrol._calibrate(right + wrong, [], pairs, (*ALL_CARDS, "back", "cut", "empty"))
+    assert accept["suit"].wrong == 0
+    assert accept["card"].score > 0.95
+
+
+def test_the_suits_are_learned_only_from_views_of_all_four():
+    shapes = np.zeros((6, 9), np.float32)
+    with pytest.raises(ValueError, match="no views of the suit C"):
+        learn_suit_check(shapes, ["S", "H", "D", "S", "H", "D"])
