@@ -361,7 +361,7 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
     notes += said
     stopped = sum(1 for h in rest if h.card in ALL_CARDS and h.card != h.truth_card
                   and placed(h) and h.card_score >= accept["card"].score
-                  and h.suit_lead < suit_floor - SAFETY_SUIT)
+                  and _stopped_by_suit(h, suit_floor))
     accept["suit"] = Acceptance(suit_floor, 0.0, len(cards), accept["pair"].accepted, stopped,
                                 0.0)
     accept.update(pose_floor=pose_floor, likeness_floor=like_floor, likeness_floors=like_floors)
@@ -380,7 +380,7 @@ def _card_stages(rest: list[HeldOut], right: list[HeldOut], passed: set[int], pl
         return placed(h) and h.suit_lead >= suit_floor
 
     def not_stopped(h: HeldOut) -> bool:
-        return placed(h) and not h.suit_lead < suit_floor - SAFETY_SUIT
+        return placed(h) and not _stopped_by_suit(h, suit_floor)
 
     card = _thresholds(
         np.array([(h.card_score, h.card_margin) for h in rest if h.card in ALL_CARDS
@@ -395,6 +395,12 @@ def _card_stages(rest: list[HeldOut], right: list[HeldOut], passed: set[int], pl
         between=False)
     return card, _pair_acceptance(rest, right, passed, gated, not_stopped, card, card_pairs,
                                   classes)
+
+
+def _stopped_by_suit(h: HeldOut, suit_floor: float) -> bool:
+    """Whether a held-back card read wrong counts as stopped by the suit check at
+    `suit_floor`: its suit SAFETY_SUIT or more below it."""
+    return h.suit_lead < suit_floor - SAFETY_SUIT
 
 
 def _pair_acceptance(rest: list[HeldOut], right: list[HeldOut], passed: set[int], gated,

@@ -400,15 +400,22 @@ def weakest(leads: list[float | None]) -> float | None:
 def learn_pairs(model: Model, cards: int, neighbours: int = PAIR_NEIGHBOURS) -> Pairs:
     """The `Pairs` of the first `cards` classes of `model` (the card codes), each card with its
     `neighbours` nearest cards by their views' mean."""
-    dims = model.views.shape[1]
-    means = np.stack([model.views[model.labels == c].mean(axis=0) for c in range(cards)])
+    return pairs_of(model.views, model.labels, cards, neighbours)
+
+
+def pairs_of(views: np.ndarray, labels: np.ndarray, cards: int,
+             neighbours: int = PAIR_NEIGHBOURS) -> Pairs:
+    """The `Pairs` of classes 0 .. `cards` - 1 of `views` (N, d) labelled `labels` (N), each
+    with its `neighbours` nearest classes by their views' mean."""
+    dims = views.shape[1]
+    means = np.stack([views[labels == c].mean(axis=0) for c in range(cards)])
     near = unit(means) @ unit(means).T
     np.fill_diagonal(near, -np.inf)
     chosen = sorted({(min(a, b), max(a, b)) for a in range(cards)
                      for b in np.argsort(near[a])[-neighbours:].tolist()})
     directions, middles, halves = [], [], []
     for a, b in chosen:
-        first, second = model.views[model.labels == a], model.views[model.labels == b]
+        first, second = views[labels == a], views[labels == b]
         scatter = _scatter(first) + _scatter(second)
         scatter += SHRINK * max(float(np.trace(scatter)), 1e-6) / dims * np.eye(dims)
         direction = np.linalg.solve(scatter, first.mean(axis=0) - second.mean(axis=0))

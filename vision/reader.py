@@ -164,12 +164,12 @@ class Reader:
         like_floor = float(self._likeness_floors[number])
         least_score, least_margin = p.thresholds["card"]
         gated = score >= least_score and pose.score >= p.pose_floor and alike >= like_floor
+        rank, suit = split_code(name)  # type: ignore[misc]
         if gated:
             # Where the design prints its suit, the suit read must stand out from the other
             # three (`suit`): a small club beside the rank looks like a spade to the zone's
             # cells.
             shape = suit_shapes(prepared.ink, [pose], self._registration.suit_box)[0]
-            suit = split_code(name)[1]  # type: ignore[index]
             suit_lead, suit_floor = self._suits.lead(shape, suit), p.thresholds["suit"][0]
             if not suit_lead >= suit_floor:  # closed to a lead that is no number
                 return Reading("unknown", score=score, reason=f"not sure: {name} "
@@ -197,7 +197,6 @@ class Reader:
             doubt = self._doubt_nearby(prepared, pose, vector, elsewhere, number, score)
             if doubt:
                 return Reading("unknown", score=score, reason=f"not sure: {name} {doubt}")
-            rank, suit = split_code(name)  # type: ignore[misc]
             return Reading("face", name, rank, suit, score, at=pose.cy)
         pairs = (("" if lead is None else f", or a lead of {p.thresholds['pair'][0]:.2f} "
                   f"over each close card: {lead:.2f}")

@@ -26,7 +26,7 @@ import numpy as np
 
 from vision.cards import ALL_CARDS, SUITS, split_code
 from vision.features import INK_LEVEL, orientation_histograms
-from vision.model import Model, Pairs, learn_pairs, unit
+from vision.model import Pairs, pairs_of, unit
 from vision.register import DEFAULT_SUIT_BOX, ZONE, Box, Pose
 
 SUIT_PICTURE = (24, 24)  # the box is compared at this size (w, h)
@@ -123,19 +123,19 @@ class SuitCheck:
 
 def learn_suit_check(shapes: np.ndarray, suits: list[str]) -> SuitCheck:
     """The `SuitCheck` of views' box `shapes` (N, D) of the suits `suits` (N). Every view
-    counts, those nearest another suit's too (a `Model` learned for reading drops them):
+    counts, those nearest another suit's too (`model.Model.learn` drops them for reading):
     the clubs that look like spades are what the check is for."""
     missing = [suit for suit in SUITS if suit not in suits]
     if missing:
         raise ValueError(f"no views of the suit {', '.join(missing)} to learn the suits from")
     vectors = shapes.astype(np.float32)
     labels = np.array([SUITS.index(s) for s in suits], np.int32)
+    # Grouped by suit, as first learned: float sums in another order move the figures.
     order = np.argsort(labels, kind="stable")
     vectors, labels = vectors[order], labels[order]
     mean = vectors.mean(axis=0)
     scale = (1.0 / (vectors.std(axis=0) + 1e-3)).astype(np.float32)
     views = unit((vectors - mean) * scale).astype(np.float32)
-    model = Model(mean, np.diag(scale), views, labels, tuple(SUITS))
-    pairs = learn_pairs(model, len(SUITS), neighbours=len(SUITS) - 1)
+    pairs = pairs_of(views, labels, len(SUITS), neighbours=len(SUITS) - 1)
     return SuitCheck(mean.astype(np.float32), scale, vectors.min(axis=0), vectors.max(axis=0),
                      pairs)
