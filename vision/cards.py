@@ -17,6 +17,7 @@ __all__ = ["ALL_CARDS", "BLANK", "FACE_SIDES", "PASSING", "RANKS", "RED_SUITS", 
 RED_SUITS = frozenset({"H", "D"})
 SURFACE_KINDS = ("back", "cut", "empty")
 SURFACE_NAMES = {"back": "back", "cut": "cut card", "empty": "empty window"}
+SURFACE_PLURALS = {"back": "backs", "cut": "cut cards", "empty": "empty windows"}
 BLANK, PASSING = "blank", "passing"
 # A face's side without an index in view: what a face-down card shows the under view while
 # its index is out of the window. Neither is a reading; told apart, they are told alike.

@@ -33,6 +33,7 @@ from vision.cards import (
     PASSING,
     SURFACE_KINDS,
     SURFACE_NAMES,
+    SURFACE_PLURALS,
     split_code,
 )
 from vision.contrast import RETAKE, restore_contrast
@@ -53,6 +54,7 @@ from vision.model import (
     kind_weights,
     learn_pairs,
     likeness_vector,
+    pairs_of,
     prepare,
     ranked,
     unit,
@@ -117,6 +119,9 @@ class HeldOut:
     embedded: np.ndarray  # in the card model's space, and every class's score there
     scores: np.ndarray
     suit_lead: float  # of the suit of the card read, by its box (`suit.SuitCheck.lead`)
+    # Of each back, cut card and empty window the design has: its least lead over every
+    # other kind along their two's direction in the glance's space (`surface_lead`).
+    surface_leads: dict[str, float]
 
     @property
     def truth_kind(self) -> str:
@@ -155,9 +160,10 @@ def _joint(view: _View) -> np.ndarray:
     return np.concatenate([view.card, view.kind])
 
 
-def _read(view: _View, card_model: Model, kind_model: Model, likeness: np.ndarray,
-          suits: SuitCheck) -> HeldOut:
+def _read(view: _View, card_model: Model, kind_model: Model, kind_pairs: Pairs,
+          likeness: np.ndarray, suits: SuitCheck) -> HeldOut:
     kind, kind_score, kind_margin, side_lead = glance_of(kind_model, view.kind)
+    glanced = kind_model.embed(view.kind)
     embedded = card_model.embed(_joint(view))
     scores = card_model.scores_of(embedded)
     card, card_score, card_margin, _ = ranked(card_model, scores)
@@ -167,7 +173,9 @@ def _read(view: _View, card_model: Model, kind_model: Model, likeness: np.ndarra
     return HeldOut(view.truth, view.window, kind, kind_score, kind_margin, side_lead, card,
                    card_score, card_margin, view.pose_score, alike, view.no_ink,
                    view.card_above, view.coming_in, embedded, scores,
-                   suits.lead(view.suit, code[1]) if code else -np.inf)
+                   suits.lead(view.suit, code[1]) if code else -np.inf,
+                   {k: kind_pairs.least_lead(glanced, kind_model.classes.index(k))
+                    for k in SURFACE_KINDS if k in kind_model.classes})
 
 
 MARGINS = np.round(np.arange(MIN_MARGIN, 0.8, 0.01), 3)
@@ -305,16 +313,21 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
                    and kind not in harmless.get("travel" if h.sliding else h.truth, ())],
                   card=True),
             pairs([h for h in held_out if h.truth == kind and h.card == kind], card=True),
-            count(kind), MIN_SCORE["card"], _PLURAL[kind], [])
+            count(kind), MIN_SCORE["card"], SURFACE_PLURALS[kind], [])
+        accept[f"surface:{kind}"] = _surface_acceptance(held_out, kind, accept[f"model:{kind}"],
+                                                        harmless)
+    accept["surfaces_read"] = {}
     for kind in SURFACE_KINDS:
         views = [h for h in held_out if h.truth == kind]
         share = sum(_surface_read(h, accept) == kind for h in views) / max(1, len(views))
+        if views:
+            accept["surfaces_read"][kind] = share
         if views and share < 0.99:
-            notes.append(f"only {share:.1%} of the held-back views of {_PLURAL[kind]} are read "
-                         "with confidence: more or better samples, or a better-placed window, "
-                         "would help")
-    rest = [h for h in rest if not (h.card in SURFACE_KINDS and accept[f"model:{h.card}"]
-                                    .accepts(h.card_score, h.card_margin))]
+            notes.append(f"only {share:.1%} of the held-back views of "
+                         f"{SURFACE_PLURALS[kind]} are read with confidence: more or better "
+                         "samples, or a better-placed window, would help")
+    rest = [h for h in rest if not (h.card in SURFACE_KINDS and _surface_accepted(
+        h, accept[f"model:{h.card}"], accept[f"surface:{h.card}"]))]
     cards = [h for h in held_out if h.truth_kind == "face" and not h.sliding]
     right = [h for h in cards if h.card == h.truth]
     pose_floor = POSE_SHARE * float(np.percentile([h.pose_score for h in right], 1))
@@ -426,9 +439,6 @@ def _pair_acceptance(rest: list[HeldOut], right: list[HeldOut], passed: set[int]
     return Acceptance(least, 0.0, card.views, share, card.wrong, card.separation)
 
 
-_PLURAL = {"back": "backs", "cut": "cut cards", "empty": "empty windows"}
-
-
 def side_at_a_glance(h: HeldOut, accept: dict) -> bool:
     """Whether the reader tells a held-back view a face's side at a glance (`Reader.read`):
     the card above the window, and a body passing at a glance (`glance:passing`) or the
@@ -440,6 +450,36 @@ def side_at_a_glance(h: HeldOut, accept: dict) -> bool:
             or accept[SIDE_STAGE].accepts(h.kind_score, h.side_lead))
 
 
+def _surface_acceptance(held_out: list[HeldOut], kind: str, model: Acceptance,
+                        harmless: dict) -> Acceptance:
+    """Stage `surface:<kind>`: the least lead over every other kind in the glance's space
+    (`HeldOut.surface_leads`), as its score, that reads `kind` where the one model names
+    it but does not accept it, and the least score of the one model there (MIN_SCORE's),
+    as its margin. The lead lies SAFETY_SURFACE above that of every held-back view of
+    anything else that may not be read as `kind`, whatever the one model made of it, and
+    never below MIN_SURFACE_LEAD. Its `accepted`: the share of `kind`'s held-back views
+    the model stage (`model`) or this one reads."""
+    views = [h for h in held_out if h.truth == kind]
+    if not views or kind not in views[0].surface_leads:
+        return Acceptance(NO_SURFACE_LEAD, 1.0, 0, 0.0, 0, 0.0)
+    others = [h.surface_leads[kind] for h in held_out if h.truth_kind != kind
+              and kind not in harmless.get("travel" if h.sliding else h.truth, ())]
+    least = max(MIN_SURFACE_LEAD, max(others, default=-np.inf) + SAFETY_SURFACE)
+    stage = Acceptance(least, MIN_SCORE["card"], len(views), 0.0, 0, 0.0)
+    read = sum(1 for h in views if h.card == kind and _surface_accepted(h, model, stage))
+    wrong = sum(1 for h in views if h.card != kind)
+    return replace(stage, accepted=read / len(views), wrong=wrong)
+
+
+def _surface_accepted(h: HeldOut, model: Acceptance, surface: Acceptance) -> bool:
+    """Whether the reader reads the back, cut card or empty window the one model named
+    for a held-back view (`h.card`): with the score it needs, ahead of the next class by
+    the margin (`model`), or along the glance's directions (`surface`, its score the
+    least lead and its margin the least score)."""
+    return model.accepts(h.card_score, h.card_margin) or surface.accepts(
+        h.surface_leads.get(h.card, -np.inf), h.card_score)
+
+
 def _surface_read(h: HeldOut, accept: dict) -> str:
     """What the reader makes of a held-back view, as far as backs, cut cards and empty
     windows go (in the under view: no back at a glance): one of those, or "other"."""
@@ -448,16 +488,16 @@ def _surface_read(h: HeldOut, accept: dict) -> str:
         return h.kind
     if side_at_a_glance(h, accept):
         return "other"
-    # The glance and the model disagree on the cut card and the empty window: unknown (the
-    # reader trusts a glance of the empty window only near the empty shoe's colour and
-    # light, which the gate learned after this: here every such glance counts, so what is
-    # reported read is if anything too few).
-    if {h.card, h.kind} == {"cut", "empty"}:
+    if h.card not in SURFACE_KINDS:
         return "other"
-    stage = f"model:{h.card}"
-    if stage in accept and accept[stage].accepts(h.card_score, h.card_margin):
-        return h.card
-    return "other"
+    model, surface = accept[f"model:{h.card}"], accept[f"surface:{h.card}"]
+    # The glance and the model disagree on the cut card and the empty window: read only
+    # along the glance's directions (the reader trusts a glance of the empty window only
+    # near the empty shoe's colour and light, which the gate learned after this: here
+    # every such glance counts, so what is reported read is if anything too few).
+    if {h.card, h.kind} == {"cut", "empty"}:
+        model = replace(model, score=np.inf)
+    return h.card if _surface_accepted(h, model, surface) else "other"
 
 
 @dataclass
@@ -470,6 +510,8 @@ class Enrolment:
     nominal: dict[str, np.ndarray] = field(default_factory=dict)
     gate_share: float = 0.0  # of the held-back empty windows, those the gate lets through
     suit_stopped: int = 0  # held-back cards read wrong that the suit check stops
+    # Of the backs, cut cards and empty windows held back, the share of each read as it.
+    surfaces_read: dict[str, float] = field(default_factory=dict)
 
 
 def enrol(samples_dir: str | Path, notes: list[str] | None = None, **options) -> Profile:
@@ -561,12 +603,20 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
                              np.array([kinds.index(_kind(v.truth)) for v in for_kinds]), kinds,
                              discriminate=False, weights=kind_weights())
     pairs = learn_pairs(card_model, len(cards))
+    # Every view, those nearest another kind's too (`Model.learn` drops them for reading):
+    # a dark cut card like the shoe's interior is what the surfaces' directions are for.
+    glances, glanced = _surface_glances(samples, SURFACE_GLANCES * views // TRAIN_VIEWS,
+                                        np.random.default_rng(SEED + 2), counter)
+    kind_pairs = pairs_of(
+        kind_model.embed(np.vstack([np.stack([v.kind for v in for_kinds]), glances])),
+        np.array([kinds.index(_kind(v.truth)) for v in for_kinds]
+                 + [kinds.index(name) for name in glanced]), len(kinds), len(kinds) - 1)
     suits = learn_suit_check(np.stack([v.suit for v in found]),
                              [split_code(v.truth)[1] for v in found])  # type: ignore[index]
     held_rng = np.random.default_rng(SEED + 1)
 
     def read_back(views: list[_View]) -> list[HeldOut]:
-        return [_read(v, card_model, kind_model, likeness, suits) for v in views]
+        return [_read(v, card_model, kind_model, kind_pairs, likeness, suits) for v in views]
 
     held_out = read_back(_views(samples, held, held_rng, counter, registration, travel=True,
                                 learned=views))
@@ -594,6 +644,8 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
         suit_mean=suits.mean, suit_scale=suits.scale, suit_low=suits.low, suit_high=suits.high,
         suit_pair_index=suits.pairs.index, suit_pair_directions=suits.pairs.directions,
         suit_pair_middles=suits.pairs.middles, suit_pair_halves=suits.pairs.halves,
+        kind_pair_index=kind_pairs.index, kind_pair_directions=kind_pairs.directions,
+        kind_pair_middles=kind_pairs.middles, kind_pair_halves=kind_pairs.halves,
         **_model_arrays("card", card_model), **_model_arrays("kind", kind_model),
         thresholds={stage: (accept[stage].score, accept[stage].margin) for stage in STAGES},
         pose_floor=accept["pose_floor"], likeness=likeness,
@@ -604,7 +656,8 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
         separation=card.separation, gate_mean=gate.mean, gate_whiten=gate.whiten,
         gate_others=gate.others, gate_reach=gate.reach, gate_clearance=gate.clearance,
     )
-    return Enrolment(profile, notes, held_out, nominal, gate_share, accept["suit"].wrong)
+    return Enrolment(profile, notes, held_out, nominal, gate_share, accept["suit"].wrong,
+                     accept["surfaces_read"])
 
 
 def _learn_gate(learned: list[_View], held_out: list[HeldOut]) -> tuple[EmptyGate, float]:
@@ -672,6 +725,15 @@ class _View:
 # they get this many times the views (and a thin tail of their scores is what matters).
 NOT_CARD_VIEWS = 4
 NOT_CARDS = (*SURFACE_KINDS, JOKER, BLANK, PASSING)
+# The surfaces' directions (`_surface_acceptance`): a window the one model names a back, the
+# cut card or the empty window with too little lead over the next class is read where the
+# glance's directions put it this far (in half-distances) beyond every held-back view of
+# anything else, and at least MIN_SURFACE_LEAD on its side of each other kind. A kind the
+# design has no sample of is never read this way.
+SAFETY_SURFACE, MIN_SURFACE_LEAD, NO_SURFACE_LEAD = 0.2, 0.0, 99.0
+# Their directions are learned from this many more glances of each surface sample (with the
+# default views learned; in proportion with fewer), numbered from GLANCE_NUMBERS.
+SURFACE_GLANCES, GLANCE_NUMBERS = 600, 10_000
 # ... and a back, a cut card and an empty window more still, learned and held back: a dark
 # cut card and the dark interior can look alike in places of the envelope, and a thin tail
 # of their scores against each other is what sets those thresholds.
@@ -781,6 +843,13 @@ def _envelope_view(name: str, number: int, source: Source, rng: np.random.Genera
                    held: bool = False) -> _View:
     """One view of `source` across the whole envelope (or the nominal one); `held`: a view
     held back to calibrate, never learned."""
+    return _view(name, number, _envelope_window(name, number, source, rng, nominal, held),
+                 registration)
+
+
+def _envelope_window(name: str, number: int, source: Source, rng: np.random.Generator,
+                     nominal: bool, held: bool) -> np.ndarray:
+    """The window of `_envelope_view`."""
     p = random_perturbation(rng, 0.0 if nominal else 1.0)
     if name == "empty":
         # Faint ink is the print's, not the shoe's: rendered with it, the dark interior was
@@ -800,7 +869,25 @@ def _envelope_view(name: str, number: int, source: Source, rng: np.random.Genera
         # simulator's) was read as a dark brown cut card in 3 of 100 fresh windows.
         interior = 1.0 + rng.uniform(-INTERIOR_CAST, INTERIOR_CAST, 3)
         p = replace(p, tint=tuple(float(t) for t in np.multiply(p.tint, interior)))
-    return _view(name, number, render(source, p, rng=rng), registration)
+    return render(source, p, rng=rng)
+
+
+def _surface_glances(samples: Samples, count: int, rng: np.random.Generator,
+                     counter: _Counter) -> tuple[np.ndarray, list[str]]:
+    """The glances (`kind_vector`) of `count` more envelope views of each back, cut card
+    and empty window sample, for the surfaces' directions alone (`kind_pairs`): a glance
+    costs a tenth of a whole view, and two hundred views of each surface left the
+    direction between a dark cut card and the interior a third too short."""
+    jobs = [(name, source) for name in SURFACE_KINDS for source in samples.classes.get(name, ())]
+    counter.total += len(jobs) * count
+    glances, names = [], []
+    for name, source in jobs:
+        for k in range(count):
+            window = _envelope_window(name, GLANCE_NUMBERS + k, source, rng, False, False)
+            glances.append(kind_vector(prepare(to_window(window, averaged=True))))
+            names.append(name)
+            counter.tick()
+    return np.array(glances, np.float32).reshape(len(names), -1), names
 
 
 def _clearer(name: str, number: int, held: bool) -> float:

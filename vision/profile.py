@@ -39,6 +39,12 @@ Stored as one NumPy .npz archive (no pickles) holding:
                    the suit check (`suit.SuitCheck`): the box's shapes standardised, and
                    each two suits' direction; stage `suit` (its score is the least lead of
                    a card's suit over the others there, in half-distances)
+  kind_pair_index (Q, 2) int32, kind_pair_directions (Q, d) float32, kind_pair_middles
+  (Q,), kind_pair_halves (Q,) float32: every two kinds' direction in the kind model's
+                   projected space (`model.Pairs`); stages `surface:<kind>` read the
+                   back, the cut card or the empty window the card model names but does not
+                   accept: their score is its least lead over every other kind (in
+                   half-distances), their margin the least score of the card model
   gate_mean (6,), gate_whiten (6, 6), gate_others (M, 6) float64, gate_reach,
   gate_clearance float: the empty-window gate (`vision.gate`); reach 0 when too few empty
                    windows were learned (the gate shut: every window read in full)
@@ -68,11 +74,13 @@ from vision.suit import SUITS, SuitCheck
 # 9: each model's features are clamped to the range its learned views had (`*_low`,
 # `*_high`). 10: a stage for a face's side at a glance (SIDE_STAGE: a body passing or a
 # blank face, by its lead over every other kind, `model.glance_of`). 11: the suit check
-# (`suit_*`, stage `suit`, `vision.suit`).
-PROFILE_VERSION = 11
+# (`suit_*`, stage `suit`, `vision.suit`). 12: the surfaces' directions (`kind_pair_*`,
+# stages `surface:<kind>`).
+PROFILE_VERSION = 12
 SIDE_STAGE = "glance:side"
 STAGES = ("glance:empty", "glance:back", "glance:passing", SIDE_STAGE,
-          "model:back", "model:cut", "model:empty", "card", "pair", "suit")
+          "model:back", "model:cut", "model:empty", "surface:back", "surface:cut",
+          "surface:empty", "card", "pair", "suit")
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,6 +131,11 @@ class Profile:
         default_factory=lambda: np.zeros((0, 0), np.float32))
     suit_pair_middles: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
     suit_pair_halves: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    kind_pair_index: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int32))
+    kind_pair_directions: np.ndarray = field(
+        default_factory=lambda: np.zeros((0, 0), np.float32))
+    kind_pair_middles: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    kind_pair_halves: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
 
     @property
     def suit_place(self) -> Box:
@@ -135,6 +148,13 @@ class Profile:
         return SuitCheck(self.suit_mean, self.suit_scale, self.suit_low, self.suit_high,
                          Pairs(self.suit_pair_index, self.suit_pair_directions,
                                self.suit_pair_middles, self.suit_pair_halves))
+
+    @property
+    def kind_pairs(self) -> Pairs:
+        """Every two kinds' direction in the kind model's space (none: no surface is read
+        by them)."""
+        return Pairs(self.kind_pair_index, self.kind_pair_directions, self.kind_pair_middles,
+                     self.kind_pair_halves)
 
     @property
     def card_likeness_floors(self) -> np.ndarray:
@@ -162,7 +182,9 @@ _SHAPES = {"templates": 3, "likeness": 2, "pair_index": 2, "pair_directions": 2,
            "pair_middles": 1, "pair_halves": 1, "gate_mean": 1, "gate_whiten": 2,
            "gate_others": 2, "likeness_floors": 1, "suit_box": 1, "suit_mean": 1,
            "suit_scale": 1, "suit_low": 1, "suit_high": 1, "suit_pair_index": 2,
-           "suit_pair_directions": 2, "suit_pair_middles": 1, "suit_pair_halves": 1} | {
+           "suit_pair_directions": 2, "suit_pair_middles": 1, "suit_pair_halves": 1,
+           "kind_pair_index": 2, "kind_pair_directions": 2, "kind_pair_middles": 1,
+           "kind_pair_halves": 1} | {
     f"{model}_{name}": dims for model in ("card", "kind")
     for name, dims in (("mean", 1), ("projection", 2), ("views", 2), ("labels", 1),
                        ("classes", 1), ("low", 1), ("high", 1))}
@@ -230,6 +252,9 @@ def load_profile(path: str | Path) -> Profile:
         raise ProfileError(f"{file}: thresholds holds values that are not finite")
     if thresholds[STAGES.index("pair")][0] < 0:  # a negative lead says the rival's card
         raise ProfileError(f"{file}: the pair stage's least lead is below 0")
+    for stage in ("surface:back", "surface:cut", "surface:empty"):
+        if thresholds[STAGES.index(stage)][0] < 0:
+            raise ProfileError(f"{file}: the {stage} stage's least lead is below 0")
     by_stage = {stage: (float(score), float(margin))
                 for stage, (score, margin) in zip(STAGES, thresholds, strict=True)}
     return Profile(**arrays, **scalars, thresholds=by_stage)
@@ -238,7 +263,7 @@ def load_profile(path: str | Path) -> Profile:
 # Every two suits, the lower first: the suit check compares a suit with each other.
 _SUIT_PAIRS = set(combinations(range(len(SUITS)), 2))
 # What each array holds (numpy dtype kinds): integers, text, or else real numbers.
-_KINDS = {"pair_index": "iu", "suit_pair_index": "iu", "card_labels": "iu",
+_KINDS = {"pair_index": "iu", "suit_pair_index": "iu", "kind_pair_index": "iu", "card_labels": "iu",
           "kind_labels": "iu", "card_classes": "U", "kind_classes": "U"}
 _KIND_WORDS = {"f": "real numbers", "iu": "whole numbers", "U": "text"}
 _FLOAT32_MOST = float(np.finfo(np.float32).max)
@@ -279,6 +304,19 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
         raise ProfileError(f"{file}: suit_low is above suit_high")
     if not np.all(arrays["suit_pair_halves"] > 0):  # a negative half turns every lead round
         raise ProfileError(f"{file}: suit_pair_halves holds values that are not above 0")
+    kinds = len(arrays["kind_classes"])
+    kind_pairs = arrays["kind_pair_index"]
+    if (kind_pairs.ndim != 2 or {tuple(row) for row in kind_pairs.tolist()}
+            != set(combinations(range(kinds), 2))
+            or len(kind_pairs) != kinds * (kinds - 1) // 2
+            or arrays["kind_pair_directions"].shape != (len(kind_pairs),
+                                                        arrays["kind_views"].shape[1])
+            or not len(arrays["kind_pair_middles"]) == len(arrays["kind_pair_halves"])
+            == len(kind_pairs)):
+        raise ProfileError(f"{file}: the surfaces' directions (kind_pair_*) do not fit the "
+                           "kind model")
+    if not np.all(arrays["kind_pair_halves"] > 0):
+        raise ProfileError(f"{file}: kind_pair_halves holds values that are not above 0")
     for model in ("card", "kind"):
         views, projection = arrays[f"{model}_views"], arrays[f"{model}_projection"]
         labels, classes = arrays[f"{model}_labels"], arrays[f"{model}_classes"]

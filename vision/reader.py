@@ -82,6 +82,7 @@ class Reader:
         self._kinds = _model(p.kind_mean, p.kind_projection, p.kind_views, p.kind_labels,
                              p.kind_classes, p.kind_low, p.kind_high)
         self._pairs = Pairs(p.pair_index, p.pair_directions, p.pair_middles, p.pair_halves)
+        self._kind_pairs = profile.kind_pairs
         self._registration = Registration(profile.templates, profile.suit_place)
         self._suits = profile.suit_check
         self._gate = profile.gate
@@ -136,26 +137,8 @@ class Reader:
         if name == "empty" and not self._gate.resembles_empty(numbers):
             return Reading("unknown", score=score, reason="not sure: nearest the empty "
                            "window's views, but far from the empty shoe's colour and light")
-        # The cut card and the empty shoe are the one pair of surfaces a shoe without a card
-        # sensor confuses silently (the last coup called with no cut card, or missed). Where
-        # the whole window's glance and the one model each name one of the two, neither is
-        # read: a cut card about the interior's colour of an invented design was read as the
-        # empty window with the glance saying cut, and an empty window as that cut card with
-        # the glance saying empty (`bench.vision --invent`, seeds 20261201 and 77). A glance
-        # of the empty window far from the empty shoe's colour and light is not trusted for
-        # it (gnome-ancient_french's bright red cut card, washed out, at 0.79).
-        if (name == "empty" and kind == "cut") or (
-                name == "cut" and kind == "empty" and self._gate.resembles_empty(numbers)):
-            return Reading("unknown", score=score, reason=f"not sure: nearest the "
-                           f"{SURFACE_NAMES[name]}'s views, but the {SURFACE_NAMES[kind]} "
-                           "at a glance")
         if name in SURFACE_KINDS:
-            if p.accepts(f"model:{name}", score, margin):
-                return Reading(name, score=score)
-            least_score, least_margin = p.thresholds[f"model:{name}"]
-            return Reading("unknown", score=score, reason=f"not sure: {name} "
-                           f"{_against(score, least_score)}, ahead of {runner_up} by "
-                           f"{_against(margin, least_margin)}")
+            return self._surface(name, score, margin, runner_up, glance, kind, numbers)
         if name not in self._card_index:
             return Reading("unknown", score=score, reason=f"not a card: {_LOOKS[name]}",
                            looks=name)
@@ -207,6 +190,46 @@ class Reader:
                f"{_against(pose.score, p.pose_floor)}, looks like it "
                f"{_against(alike, like_floor)}")
         return Reading("unknown", score=score, reason=why)
+
+    def _surface(self, name: str, score: float, margin: float, runner_up: str,
+                 glance: np.ndarray, kind: str, numbers: np.ndarray) -> Reading:
+        """The reading of a window whose index zone the one model finds nearest a back, the
+        cut card or the empty window (`name`, with its `score`, its `margin` over the next
+        class, `runner_up`); `glance`: the whole window's kind vector, `kind` the kind
+        model's nearest kind, `numbers` its six numbers (`gate.gate_vector`)."""
+        p = self.profile
+        # Too little ahead of the next class, it is read where the glance's direction
+        # between it and each other kind puts it beyond every held-back view of anything
+        # else (stage `surface:<kind>`, its margin the least score): a dark brown cut card
+        # and the dark interior (gnome-dondorf's in `bench.vision`) have nearest views
+        # alike in the one model, and lie apart along their own direction.
+        lead = (self._kind_pairs.least_lead(self._kinds.embed(glance),
+                                            self._kinds.classes.index(name))
+                if name in self._kinds.classes else -np.inf)
+        along = p.accepts(f"surface:{name}", lead, score)
+        floor = p.thresholds[f"surface:{name}"][0]
+        # The cut card and the empty shoe are the one pair of surfaces a shoe without a card
+        # sensor confuses silently (the last coup called with no cut card, or missed). Where
+        # the whole window's glance and the one model each name one of the two, the model's
+        # is read only along the directions: a cut card about the interior's colour of an
+        # invented design was read as the empty window with the glance saying cut, and an
+        # empty window as that cut card with the glance saying empty (`bench.vision
+        # --invent`, seeds 20261201 and 77). A glance of the empty window far from the empty
+        # shoe's colour and light is not trusted for it (gnome-ancient_french's bright red
+        # cut card, washed out, at 0.79).
+        if not along and ((name == "empty" and kind == "cut") or (
+                name == "cut" and kind == "empty" and self._gate.resembles_empty(numbers))):
+            return Reading("unknown", score=score, reason=f"not sure: nearest the "
+                           f"{SURFACE_NAMES[name]}'s views, but the {SURFACE_NAMES[kind]} "
+                           f"at a glance, and a lead of {floor:.2f} over every other kind "
+                           f"at a glance: {lead:.2f}")
+        if along or p.accepts(f"model:{name}", score, margin):
+            return Reading(name, score=score)
+        least_score, least_margin = p.thresholds[f"model:{name}"]
+        return Reading("unknown", score=score, reason=f"not sure: {name} "
+                       f"{_against(score, least_score)}, ahead of {runner_up} by "
+                       f"{_against(margin, least_margin)}, or a lead of {floor:.2f} over "
+                       f"every other kind at a glance: {lead:.2f}")
 
     def _doubt_nearby(self, prepared: Prepared, pose: Pose, vector: np.ndarray,
                       elsewhere: np.ndarray | None, number: int, own: float) -> str:

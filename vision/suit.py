@@ -113,12 +113,7 @@ class SuitCheck:
         if suit not in SUITS:
             return -np.inf
         embedded = unit((np.clip(shape, self.low, self.high) - self.mean) * self.scale)
-        own = SUITS.index(suit)
-        leads = [self.pairs.lead(embedded, own, other) for other in range(len(SUITS))
-                 if other != own]
-        if any(x is None or not np.isfinite(x) for x in leads):  # a suit never compared
-            return -np.inf
-        return float(min(leads))  # type: ignore[type-var]
+        return self.pairs.least_lead(embedded, SUITS.index(suit))
 
 
 def learn_suit_check(shapes: np.ndarray, suits: list[str]) -> SuitCheck:

@@ -17,6 +17,7 @@ from controller.cli._numbers import window
 from controller.errors import InputError
 from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
 from controller.service.recording import open_recording
+from vision.cards import SURFACE_PLURALS
 from vision.enrol import NO_EMPTY_NOTE, TRAIN_VIEWS, enrolment
 from vision.profile import save_profile
 
@@ -153,6 +154,11 @@ def _enrol(args, samples_dir: str) -> int:
           f"{y:.0f} in the index zone), the suit read must lead the other three by "
           f"{p.thresholds['suit'][0]:+.2f}; it stops {result.suit_stopped} held-back cards "
           "read wrong", file=sys.stderr)
+    if result.surfaces_read:
+        print("held back and read with confidence: " + ", ".join(
+            f"{share:.1%} of the {SURFACE_PLURALS[kind]}"
+            for kind, share in result.surfaces_read.items())
+            + " (the rest left unknown)", file=sys.stderr)
     if p.gate_reach > 0:
         rest = "" if result.gate_share >= 0.995 else " (the others are read in full)"
         print(f"empty window told at a glance of its colour: {result.gate_share:.0%} of the "

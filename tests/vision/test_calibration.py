@@ -48,8 +48,14 @@ def test_the_over_view_takes_a_back_at_a_glance_and_nothing_else_for_one(enrolle
 def test_each_kind_has_thresholds_of_its_own(enrolled):
     thresholds = enrolled.profile.thresholds
     assert {"model:back", "model:cut", "model:empty", "glance:empty"} <= set(thresholds)
+    leads = ("pair", "suit", "surface:back", "surface:cut", "surface:empty")
     assert all(0.0 < score <= 1.0 and 0.0 < margin < 1.0
-               for stage, (score, margin) in thresholds.items() if stage not in ("pair", "suit"))
+               for stage, (score, margin) in thresholds.items() if stage not in leads)
+    # In half-distances between two kinds, each surface's least lead over every other, and
+    # the least score of the one model there.
+    assert all(thresholds[f"surface:{kind}"][0] >= 0.0
+               and 0.5 < thresholds[f"surface:{kind}"][1] <= 1.0
+               for kind in ("back", "cut", "empty"))
     least_lead, unused = thresholds["pair"]  # in half-distances between two cards
     assert least_lead >= 0.3 and unused == 0.0
     # In half-distances between two suits: below +1, a suit's own mean, and not the floor
@@ -155,3 +161,61 @@ def test_the_readers_suit_check_sees_what_enrolment_calibrated_it_on(enrolled, m
             assert asked.spy_return == pytest.approx(held.suit_lead, abs=1e-4), held.truth
             compared += 1
     assert compared > 100
+
+
+def test_the_readers_surface_directions_see_what_enrolment_calibrated_them_on(enrolled, mocker):
+    """The surfaces' floors (`surface:<kind>`) are calibrated on each held-back view's least
+    lead over every other kind (`HeldOut.surface_leads`): where the reader asks for the
+    lead of a back, cut card or empty window, it must find the same."""
+    reader = Reader(enrolled.profile)
+    asked = mocker.spy(Pairs, "least_lead")  # the suit check's too: told apart by `self`
+    kinds = reader._kinds.classes
+    compared = 0
+    for held in enrolled.held_out:
+        before = asked.call_count
+        reader.read(held.window)
+        for call, lead in zip(asked.call_args_list[before:], asked.spy_return_list[before:],
+                              strict=True):
+            if call.args[0] is reader._kind_pairs:
+                assert lead == pytest.approx(held.surface_leads[kinds[call.args[2]]], abs=1e-4)
+                compared += 1
+    assert compared > 0
+
+
+def test_each_surface_floor_lies_beyond_every_held_back_view_of_anything_else(enrolled):
+    """rule of the surfaces' directions: no held-back view of another kind that may not be
+    read as a back, the cut card or the empty window comes within SAFETY_SURFACE of its
+    floor, whatever the one model made of it (a card sliding past or a blank face may be
+    read as empty: nothing to read on either)."""
+    from vision.enrol import SAFETY_SURFACE
+
+    thresholds = enrolled.profile.thresholds
+    for kind in ("back", "cut", "empty"):
+        floor = thresholds[f"surface:{kind}"][0]
+        others = [h.surface_leads[kind] for h in enrolled.held_out if h.truth_kind != kind
+                  and not (kind == "empty" and (h.sliding or h.truth == "blank"))]
+        assert others and max(others) + SAFETY_SURFACE <= floor + 1e-9, kind
+
+
+def test_a_surface_the_one_model_puts_too_little_ahead_is_read_by_its_directions(enrolled):
+    """A back, cut card or empty window the one model names with the score it needs but too
+    little ahead of the next class is read where its lead over every other kind reaches
+    its floor, and left unknown, saying both, where it does not."""
+    reader = Reader(enrolled.profile)
+    thresholds = enrolled.profile.thresholds
+    rescued = 0
+    for held in enrolled.held_out:
+        if held.truth not in ("back", "cut", "empty") or held.card != held.truth:
+            continue
+        score, margin = thresholds[f"model:{held.card}"]
+        if not (held.card_score >= score and held.card_margin < margin):
+            continue
+        reading = reader.read(held.window)
+        if reading.reason.startswith("not sure: nearest"):
+            continue  # the glance said the other of the cut card and the empty window
+        if held.surface_leads[held.card] >= thresholds[f"surface:{held.card}"][0]:
+            assert reading.kind == held.card, reading.reason
+            rescued += 1
+        elif reading.reason.startswith(f"not sure: {held.card} "):
+            assert "over every other kind at a glance" in reading.reason, reading.reason
+    assert rescued > 0

@@ -136,6 +136,10 @@ def test_enroll_from_whole_faces_draws_a_sheet_and_reports_the_calibration(
     assert re.search(r"suit check: where the design prints its suit \(\d+ x \d+ px at \d+, "
                      r"\d+ in the index zone\), the suit read must lead the other three by "
                      r"[-+]\d\.\d\d; it stops \d+ held-back cards read wrong", err)
+    # How reliably a back, the cut card and the empty window are read (never as another).
+    assert re.search(r"held back and read with confidence: \d+\.\d% of the backs, "
+                     r"\d+\.\d% of the cut cards, \d+\.\d% of the empty windows \(the rest left "
+                     r"unknown\)", err)
     # The empty-window gate says what it does: a share of the empty windows, or none.
     assert re.search(r"empty window told at a glance of its colour: (\d+% of the held-back "
                      r"ones|never)", err)

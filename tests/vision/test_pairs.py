@@ -108,3 +108,22 @@ def test_a_card_leading_by_less_than_the_margin_is_read_when_every_close_card_is
     mocker.patch("vision.reader.ranked", return_value=("7H", 0.99, 0.0, "8H"))
     mocker.patch.object(Pairs, "leads", return_value=leads)
     assert (vector_reader.read(window).card == "7H") is read
+
+
+def test_a_least_lead_is_the_least_over_every_class_compared_with():
+    """`Pairs.least_lead` (the suit check's and the surfaces' directions): a class is told
+    from every other it has a direction to, by the least of its leads."""
+    model = _toy_model()
+    pairs = learn_pairs(model, cards=3, neighbours=2)
+    view = model.views[model.labels == 0][0]
+    assert pairs.least_lead(view, 0) == pytest.approx(min(pairs.lead(view, 0, 1),
+                                                          pairs.lead(view, 0, 2)))
+    assert pairs.least_lead(view, 1) < 0  # the view is 9S's, on the 9S side of 9C
+
+
+def test_a_class_compared_with_nothing_or_led_by_no_number_has_no_least_lead():
+    model = _toy_model()
+    pairs = learn_pairs(model, cards=2, neighbours=1)  # KD compared with nothing
+    view = model.views[model.labels == 2][0]
+    assert pairs.least_lead(view, 2) == -np.inf
+    assert pairs.least_lead(np.full(3, np.nan, np.float32), 0) == -np.inf

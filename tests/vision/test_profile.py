@@ -23,7 +23,7 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     for name in ("card_low", "card_high", "kind_low", "kind_high"):
         assert np.array_equal(getattr(again, name), getattr(vector_profile, name)), name
     for name in (f.name for f in dataclasses.fields(vector_profile)
-                 if f.name.startswith("suit_")):
+                 if f.name.startswith(("suit_", "kind_pair_"))):
         assert np.array_equal(getattr(again, name), getattr(vector_profile, name)), name
     reader = Reader(again)
     assert reader._registration.suit_box == vector_profile.suit_place
@@ -88,6 +88,19 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     (lambda p: {"suit_mean": p.suit_mean * np.nan}, "suit_mean holds values that are not"),
     (lambda p: {"thresholds": p.thresholds | {"suit": (float("inf"), 0.0)}},
      "thresholds holds values that are not finite"),
+    # The surfaces' directions: every two kinds once, the lower first, as wide as the kind
+    # model's space; a negative half or floor turns the lead round.
+    (lambda p: {"kind_pair_index": p.kind_pair_index[:3]}, "surfaces' directions .kind_pair"),
+    (lambda p: {"kind_pair_index": p.kind_pair_index[:, ::-1].copy()},
+     "surfaces' directions"),
+    (lambda p: {"kind_pair_directions": p.kind_pair_directions[:, :9]},
+     "surfaces' directions"),
+    (lambda p: {"kind_pair_middles": p.kind_pair_middles[:2]}, "surfaces' directions"),
+    (lambda p: {"kind_pair_halves": -p.kind_pair_halves}, "kind_pair_halves holds values that"),
+    (lambda p: {"kind_pair_index": p.kind_pair_index.astype(np.float32)},
+     "kind_pair_index holds float32 values, not whole numbers"),
+    (lambda p: {"thresholds": p.thresholds | {"surface:cut": (-0.5, 0.0)}},
+     "the surface:cut stage's least lead is below 0"),
 ])
 def test_a_damaged_profile_is_refused(tmp_path, vector_profile, change, message):
     damaged = dataclasses.replace(vector_profile, **change(vector_profile))

@@ -58,12 +58,14 @@ def test_backs_cut_cards_and_the_empty_window_are_recognised(design, code, kind)
 
 
 @pytest.mark.parametrize("code, kind, glance", [("CUT", "cut", "empty"), ("EMPTY", "empty", "cut")])
-def test_the_cut_card_and_the_empty_shoe_are_read_only_when_the_glance_does_not_say_the_other(
+def test_the_cut_card_and_the_empty_shoe_the_glance_disputes_are_read_only_along_its_directions(
         vector_deck, vector_reader, mocker, code, kind, glance):
     """The one model names the cut card or the empty window; the whole window's glance names
-    the other: unknown (a shoe without a card sensor would call the last coup with no cut
-    card, or miss it). Invented designs with a cut card about the interior's colour were
-    read wrong that way, once each way."""
+    the other: it is read only where its lead over every other kind along the glance's
+    directions reaches its floor (`surface:<kind>`), else unknown (a shoe without a card
+    sensor would call the last coup with no cut card, or miss it). Invented designs with a
+    cut card about the interior's colour were read wrong that way, once each way, when the
+    model's margin alone decided."""
     window = render_window(vector_deck, code, NOMINAL)
     assert vector_reader.read(window).kind == kind
     mocker.patch("vision.gate.EmptyGate.passes", return_value=False)  # the model reads it
@@ -71,11 +73,16 @@ def test_the_cut_card_and_the_empty_shoe_are_read_only_when_the_glance_does_not_
     mocker.patch("vision.gate.EmptyGate.resembles_empty", return_value=True)
     mocker.patch("vision.reader.glance_of", return_value=(glance, 0.9, 0.2, -1.0))
     mocker.patch("vision.reader.blank_of_ink", return_value=False)  # no empty at a glance
+    floor = vector_reader.profile.thresholds[f"surface:{kind}"][0]
+    mocker.patch("vision.model.Pairs.least_lead", return_value=floor)
+    assert vector_reader.read(window).kind == kind
+    mocker.patch("vision.model.Pairs.least_lead", return_value=floor - 0.01)
     reading = vector_reader.read(window)
     names = {"cut": "cut card", "empty": "empty window"}
     assert reading.kind == "unknown"
     assert reading.reason == (f"not sure: nearest the {names[kind]}'s views, but the "
-                              f"{names[glance]} at a glance")
+                              f"{names[glance]} at a glance, and a lead of {floor:.2f} over "
+                              f"every other kind at a glance: {floor - 0.01:.2f}")
 
 
 def test_a_glance_of_the_empty_window_far_from_the_empty_shoes_colour_does_not_veto_the_cut_card(

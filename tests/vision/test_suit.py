@@ -138,7 +138,7 @@ def _held_out(truth: str, card: str, score: float, suit_lead: float):
 
     return enrol.HeldOut(truth, np.zeros((1, 1, 3), np.uint8), "face", 0.9, 0.5, -1.0, card,
                          score, 0.3, 0.8, 0.9, False, False, False, np.zeros(3, np.float32),
-                         np.zeros(56, np.float32), suit_lead)
+                         np.zeros(56, np.float32), suit_lead, {})
 
 
 @pytest.mark.parametrize("wrong_lead, stopped", [(-1.0, True), (0.8, False)])
