@@ -120,7 +120,7 @@ class HeldOut:
     scores: np.ndarray
     suit_lead: float  # of the suit of the card read, by its box (`suit.SuitCheck.lead`)
     # Of each back, cut card and empty window the design has: its least lead over every
-    # other kind along their two's direction in the glance's space (`surface_lead`).
+    # other kind along their two's direction in the glance's space (`Pairs.least_lead`).
     surface_leads: dict[str, float]
 
     @property
@@ -174,7 +174,8 @@ def _read(view: _View, card_model: Model, kind_model: Model, kind_pairs: Pairs,
                    card_score, card_margin, view.pose_score, alike, view.no_ink,
                    view.card_above, view.coming_in, embedded, scores,
                    suits.lead(view.suit, code[1]) if code else -np.inf,
-                   {k: kind_pairs.least_lead(glanced, kind_model.classes.index(k))
+                   {k: kind_pairs.least_lead(glanced, kind_model.classes.index(k),
+                                             len(kind_model.classes))
                     for k in SURFACE_KINDS if k in kind_model.classes})
 
 
@@ -236,11 +237,13 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
                classes: tuple[str, ...]) -> dict:
     """Thresholds for the stages of reading, in the reader's order: the empty window, a
     back (in the over view), a card passing and a face's side at a glance (the kind model,
-    from the whole window), then a back, the cut card or the empty window by the one
-    model, then the card (with its suit's floor, `suit.SuitCheck`, chosen among a few to
-    read the most held-back cards). Each stage is calibrated on what the stages before it let
-    through, a back at a glance excepted: the under view does not use it, so the stages
-    after it are calibrated as if it let everything through."""
+    from the whole window; the empty window also along the glance's directions), then a
+    back, the cut card or the empty window by the one model (or, unsure, along the
+    glance's directions: `_surface_floor`), then the card (with its suit's floor,
+    `suit.SuitCheck`, chosen among a few to read the most held-back cards). Each stage is
+    calibrated on what the stages before it let through, a back at a glance excepted: the
+    under view does not use it, so the stages after it are calibrated as if it let
+    everything through."""
     def pairs(items, card: bool) -> np.ndarray:
         return np.array([(h.card_score, h.card_margin) if card else (h.kind_score, h.kind_margin)
                          for h in items], np.float64)
@@ -271,13 +274,19 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
         return sum(h.truth == truth for h in held_out)
 
     accept: dict = {}
-    # The empty window: nothing else held back with no ink may pass (a blank face or a card
-    # sliding past read as empty is harmless: there is nothing to read on either).
+    # What may be read as a surface it is not at no cost: a blank face or a card sliding
+    # past read as empty (there is nothing to read on either).
+    harmless = {"travel": ("empty",), BLANK: ("empty",)}
+    # Each surface's least lead along the glance's directions (`_surface_floor`): of every
+    # held-back view, whatever any model made of it, so it holds at every stage below.
+    floors = {kind: _surface_floor(held_out, kind, harmless) for kind in SURFACE_KINDS}
+    # The empty window: nothing else held back with no ink may pass.
     accept["glance:empty"] = glance(
         [h for h in held_out if h.no_ink], "empty",
         lambda h: h.truth_kind not in ("empty", BLANK) and not h.sliding,
         lambda h: h.truth == "empty", count("empty"))
-    rest = left(held_out, "empty", accept["glance:empty"], lambda h: h.no_ink)
+    rest = [h for h in held_out if not _empty_at_a_glance(h, accept["glance:empty"],
+                                                          floors["empty"])]
     # A back at a glance, in the over view only (`Reader.read`): nothing else held back (a
     # face, a card sliding past, the cut card, a joker) may pass.
     accept["glance:back"] = glance(rest, "back", lambda h: h.truth != "back",
@@ -306,7 +315,6 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
     rest = [h for h in rest if not side_at_a_glance(h, accept)]
     # Backs, cut cards, empty windows as the one model reads them, each kind on its own:
     # none held back of another kind may be read as it.
-    harmless = {"travel": ("empty",), BLANK: ("empty",)}
     for kind in SURFACE_KINDS:
         accept[f"model:{kind}"] = _thresholds(
             pairs([h for h in rest if h.card == kind and h.truth_kind != kind
@@ -314,20 +322,17 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
                   card=True),
             pairs([h for h in held_out if h.truth == kind and h.card == kind], card=True),
             count(kind), MIN_SCORE["card"], SURFACE_PLURALS[kind], [])
-        accept[f"surface:{kind}"] = _surface_acceptance(held_out, kind, accept[f"model:{kind}"],
-                                                        harmless)
-    accept["surfaces_read"] = {}
-    for kind in SURFACE_KINDS:
+        # Along the glance's directions: the least lead, and the one model's least score.
+        accept[f"surface:{kind}"] = Acceptance(floors[kind], MIN_SCORE["card"], count(kind),
+                                               0.0, 0, 0.0)
+    for kind in SURFACE_KINDS:  # each read by any stage (its `accepted`), never another
         views = [h for h in held_out if h.truth == kind]
         share = sum(_surface_read(h, accept) == kind for h in views) / max(1, len(views))
-        if views:
-            accept["surfaces_read"][kind] = share
+        accept[f"surface:{kind}"] = replace(accept[f"surface:{kind}"], accepted=share)
         if views and share < 0.99:
             notes.append(f"only {share:.1%} of the held-back views of "
                          f"{SURFACE_PLURALS[kind]} are read with confidence: more or better "
                          "samples, or a better-placed window, would help")
-    rest = [h for h in rest if not (h.card in SURFACE_KINDS and _surface_accepted(
-        h, accept[f"model:{h.card}"], accept[f"surface:{h.card}"]))]
     cards = [h for h in held_out if h.truth_kind == "face" and not h.sliding]
     right = [h for h in cards if h.card == h.truth]
     pose_floor = POSE_SHARE * float(np.percentile([h.pose_score for h in right], 1))
@@ -450,25 +455,26 @@ def side_at_a_glance(h: HeldOut, accept: dict) -> bool:
             or accept[SIDE_STAGE].accepts(h.kind_score, h.side_lead))
 
 
-def _surface_acceptance(held_out: list[HeldOut], kind: str, model: Acceptance,
-                        harmless: dict) -> Acceptance:
-    """Stage `surface:<kind>`: the least lead over every other kind in the glance's space
-    (`HeldOut.surface_leads`), as its score, that reads `kind` where the one model names
-    it but does not accept it, and the least score of the one model there (MIN_SCORE's),
-    as its margin. The lead lies SAFETY_SURFACE above that of every held-back view of
-    anything else that may not be read as `kind`, whatever the one model made of it, and
-    never below MIN_SURFACE_LEAD. Its `accepted`: the share of `kind`'s held-back views
-    the model stage (`model`) or this one reads."""
-    views = [h for h in held_out if h.truth == kind]
-    if not views or kind not in views[0].surface_leads:
-        return Acceptance(NO_SURFACE_LEAD, 1.0, 0, 0.0, 0, 0.0)
+def _surface_floor(held_out: list[HeldOut], kind: str, harmless: dict) -> float:
+    """The least lead over every other kind in the glance's space (`HeldOut.surface_leads`)
+    at which a window is read as the surface `kind` along its directions: SAFETY_SURFACE
+    above that of every held-back view of anything else that may not be read as `kind`
+    (`harmless`), whatever any model made of it, and never below MIN_SURFACE_LEAD;
+    NO_SURFACE_LEAD where the design has no views of `kind`."""
+    if not any(h.truth == kind and kind in h.surface_leads for h in held_out):
+        return NO_SURFACE_LEAD
     others = [h.surface_leads[kind] for h in held_out if h.truth_kind != kind
               and kind not in harmless.get("travel" if h.sliding else h.truth, ())]
-    least = max(MIN_SURFACE_LEAD, max(others, default=-np.inf) + SAFETY_SURFACE)
-    stage = Acceptance(least, MIN_SCORE["card"], len(views), 0.0, 0, 0.0)
-    read = sum(1 for h in views if h.card == kind and _surface_accepted(h, model, stage))
-    wrong = sum(1 for h in views if h.card != kind)
-    return replace(stage, accepted=read / len(views), wrong=wrong)
+    return max(MIN_SURFACE_LEAD, max(others, default=-np.inf) + SAFETY_SURFACE)
+
+
+def _empty_at_a_glance(h: HeldOut, glance: Acceptance, floor: float) -> bool:
+    """Whether the reader reads a held-back view as the empty window at a glance: nearest
+    the empty window with no ink anywhere, and ahead of the next kind by the margin
+    (`glance`, stage `glance:empty`) or with its score and along the directions (`floor`)."""
+    return h.kind == "empty" and h.no_ink and (
+        glance.accepts(h.kind_score, h.kind_margin)
+        or (h.kind_score >= glance.score and h.surface_leads.get("empty", -np.inf) >= floor))
 
 
 def _surface_accepted(h: HeldOut, model: Acceptance, surface: Acceptance) -> bool:
@@ -483,8 +489,7 @@ def _surface_accepted(h: HeldOut, model: Acceptance, surface: Acceptance) -> boo
 def _surface_read(h: HeldOut, accept: dict) -> str:
     """What the reader makes of a held-back view, as far as backs, cut cards and empty
     windows go (in the under view: no back at a glance): one of those, or "other"."""
-    if (h.kind == "empty" and h.no_ink
-            and accept["glance:empty"].accepts(h.kind_score, h.kind_margin)):
+    if _empty_at_a_glance(h, accept["glance:empty"], accept["surface:empty"].score):
         return h.kind
     if side_at_a_glance(h, accept):
         return "other"
@@ -605,7 +610,8 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     pairs = learn_pairs(card_model, len(cards))
     # Every view, those nearest another kind's too (`Model.learn` drops them for reading):
     # a dark cut card like the shoe's interior is what the surfaces' directions are for.
-    glances, glanced = _surface_glances(samples, SURFACE_GLANCES * views // TRAIN_VIEWS,
+    glances, glanced = _surface_glances(samples,
+                                        SURFACE_GLANCES * min(views, TRAIN_VIEWS) // TRAIN_VIEWS,
                                         np.random.default_rng(SEED + 2), counter)
     kind_pairs = pairs_of(
         kind_model.embed(np.vstack([np.stack([v.kind for v in for_kinds]), glances])),
@@ -629,7 +635,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
                                           registration, counter))
         notes.append(f"the {' and the '.join(SURFACE_NAMES[k] for k in sorted(confused))} look "
                      "alike in some held-back views (a cut card about the colour of the "
-                     "shoe's interior?): such views are read as unknown, and the table halts "
+                     "shoe's interior?): such views may be read as unknown, and the table halts "
                      "rather than guess; a cut card of another colour avoids it")
     # Cards told apart by little (a small suit, blurred) set the card stage's thresholds by
     # a thin tail too.
@@ -657,7 +663,8 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
         gate_others=gate.others, gate_reach=gate.reach, gate_clearance=gate.clearance,
     )
     return Enrolment(profile, notes, held_out, nominal, gate_share, accept["suit"].wrong,
-                     accept["surfaces_read"])
+                     {kind: accept[f"surface:{kind}"].accepted for kind in SURFACE_KINDS
+                      if accept[f"surface:{kind}"].views})
 
 
 def _learn_gate(learned: list[_View], held_out: list[HeldOut]) -> tuple[EmptyGate, float]:
@@ -725,11 +732,12 @@ class _View:
 # they get this many times the views (and a thin tail of their scores is what matters).
 NOT_CARD_VIEWS = 4
 NOT_CARDS = (*SURFACE_KINDS, JOKER, BLANK, PASSING)
-# The surfaces' directions (`_surface_acceptance`): a window the one model names a back, the
-# cut card or the empty window with too little lead over the next class is read where the
+# The surfaces' directions (`_surface_floor`): a window the one model names a back, the cut
+# card or the empty window with too little lead over the next class is read where the
 # glance's directions put it this far (in half-distances) beyond every held-back view of
 # anything else, and at least MIN_SURFACE_LEAD on its side of each other kind. A kind the
-# design has no sample of is never read this way.
+# design has no sample of is never read this way (the reader finds it no lead at all);
+# its stage keeps NO_SURFACE_LEAD.
 SAFETY_SURFACE, MIN_SURFACE_LEAD, NO_SURFACE_LEAD = 0.2, 0.0, 99.0
 # Their directions are learned from this many more glances of each surface sample (with the
 # default views learned; in proportion with fewer), numbered from GLANCE_NUMBERS.

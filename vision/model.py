@@ -373,12 +373,11 @@ class Pairs:
         along /= max(float(self.halves[row]), 1e-6)
         return along if card == a else -along
 
-    def least_lead(self, embedded: np.ndarray, own: int) -> float:
-        """The least `lead` of class `own` over every class it has a direction to; -inf when
-        it has none, or a lead is no number (a class compared with nothing is told from
-        nothing)."""
-        leads = [self.lead(embedded, own, int(b if a == own else a))
-                 for a, b in self.index.tolist() if own in (a, b)]
+    def least_lead(self, embedded: np.ndarray, own: int, classes: int) -> float:
+        """The least `lead` of class `own` over each other of classes 0 .. `classes` - 1;
+        -inf when one has no direction to it or a lead is no number (a class never compared
+        with another is not told from it)."""
+        leads = [self.lead(embedded, own, other) for other in range(classes) if other != own]
         if not leads or any(x is None or not np.isfinite(x) for x in leads):
             return -np.inf
         return float(min(leads))  # type: ignore[type-var]

@@ -61,7 +61,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.cards import split_code
+from vision.cards import SURFACE_KINDS, split_code
 from vision.errors import ProfileError
 from vision.gate import MAX_REACH, MIN_CLEARANCE, SHUT, WHITENING, EmptyGate
 from vision.model import Pairs
@@ -250,11 +250,13 @@ def load_profile(path: str | Path) -> Profile:
                            f"{', '.join(STAGES)}")
     if not np.all(np.isfinite(thresholds)):
         raise ProfileError(f"{file}: thresholds holds values that are not finite")
-    if thresholds[STAGES.index("pair")][0] < 0:  # a negative lead says the rival's card
-        raise ProfileError(f"{file}: the pair stage's least lead is below 0")
-    for stage in ("surface:back", "surface:cut", "surface:empty"):
-        if thresholds[STAGES.index(stage)][0] < 0:
+    for stage in ("pair", *(f"surface:{kind}" for kind in SURFACE_KINDS)):
+        if thresholds[STAGES.index(stage)][0] < 0:  # a negative lead says another's
             raise ProfileError(f"{file}: the {stage} stage's least lead is below 0")
+    for kind in SURFACE_KINDS:  # its margin is the card model's least score there
+        if not 0 < thresholds[STAGES.index(f"surface:{kind}")][1] <= 1:
+            raise ProfileError(f"{file}: the surface:{kind} stage's least score is not above "
+                               "0 and at most 1")
     by_stage = {stage: (float(score), float(margin))
                 for stage, (score, margin) in zip(STAGES, thresholds, strict=True)}
     return Profile(**arrays, **scalars, thresholds=by_stage)

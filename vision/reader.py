@@ -111,8 +111,13 @@ class Reader:
         kind, kind_score, kind_margin, side_lead = glance_of(self._kinds, glance)
         at_a_glance = (f"glance:{kind}" in p.thresholds
                        and p.accepts(f"glance:{kind}", kind_score, kind_margin))
-        if (at_a_glance and kind == "empty" and blank_of_ink(prepared)
-                and self._gate.resembles_empty(numbers)):
+        # The empty window at a glance, by its margin over the next kind or along the
+        # glance's directions (stage `surface:empty`, with the glance's own least score):
+        # where a dark cut card shuts the gate, the empty shoe is not read in full.
+        if (kind == "empty" and blank_of_ink(prepared) and self._gate.resembles_empty(numbers)
+                and (at_a_glance or (kind_score >= p.thresholds["glance:empty"][0]
+                                     and self._lead(glance, "empty")
+                                     >= p.thresholds["surface:empty"][0]))):
             return Reading("empty", score=kind_score)
         if at_a_glance and kind == "back" and back_expected:
             return Reading("back", score=kind_score)
@@ -203,11 +208,11 @@ class Reader:
         # else (stage `surface:<kind>`, its margin the least score): a dark brown cut card
         # and the dark interior (gnome-dondorf's in `bench.vision`) have nearest views
         # alike in the one model, and lie apart along their own direction.
-        lead = (self._kind_pairs.least_lead(self._kinds.embed(glance),
-                                            self._kinds.classes.index(name))
-                if name in self._kinds.classes else -np.inf)
+        lead = self._lead(glance, name)
         along = p.accepts(f"surface:{name}", lead, score)
-        floor = p.thresholds[f"surface:{name}"][0]
+        floor, least = p.thresholds[f"surface:{name}"]
+        directions = (f"a lead over every other kind at a glance of "
+                      f"{_against(lead, floor, f', with a score of {least:.2f}')}")
         # The cut card and the empty shoe are the one pair of surfaces a shoe without a card
         # sensor confuses silently (the last coup called with no cut card, or missed). Where
         # the whole window's glance and the one model each name one of the two, the model's
@@ -221,15 +226,22 @@ class Reader:
                 name == "cut" and kind == "empty" and self._gate.resembles_empty(numbers))):
             return Reading("unknown", score=score, reason=f"not sure: nearest the "
                            f"{SURFACE_NAMES[name]}'s views, but the {SURFACE_NAMES[kind]} "
-                           f"at a glance, and a lead of {floor:.2f} over every other kind "
-                           f"at a glance: {lead:.2f}")
+                           f"at a glance, and {directions}")
         if along or p.accepts(f"model:{name}", score, margin):
             return Reading(name, score=score)
         least_score, least_margin = p.thresholds[f"model:{name}"]
         return Reading("unknown", score=score, reason=f"not sure: {name} "
                        f"{_against(score, least_score)}, ahead of {runner_up} by "
-                       f"{_against(margin, least_margin)}, or a lead of {floor:.2f} over "
-                       f"every other kind at a glance: {lead:.2f}")
+                       f"{_against(margin, least_margin)}, or {directions}")
+
+    def _lead(self, glance: np.ndarray, kind: str) -> float:
+        """The least lead of `kind` over every other kind along the glance's directions
+        (-inf for a kind the design has no views of)."""
+        if kind not in self._kinds.classes:
+            return -np.inf
+        return self._kind_pairs.least_lead(self._kinds.embed(glance),
+                                           self._kinds.classes.index(kind),
+                                           len(self._kinds.classes))
 
     def _doubt_nearby(self, prepared: Prepared, pose: Pose, vector: np.ndarray,
                       elsewhere: np.ndarray | None, number: int, own: float) -> str:

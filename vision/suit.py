@@ -113,7 +113,7 @@ class SuitCheck:
         if suit not in SUITS:
             return -np.inf
         embedded = unit((np.clip(shape, self.low, self.high) - self.mean) * self.scale)
-        return self.pairs.least_lead(embedded, SUITS.index(suit))
+        return self.pairs.least_lead(embedded, SUITS.index(suit), len(SUITS))
 
 
 def learn_suit_check(shapes: np.ndarray, suits: list[str]) -> SuitCheck:

@@ -160,7 +160,7 @@ def _enrol(args, samples_dir: str) -> int:
             for kind, share in result.surfaces_read.items())
             + " (the rest left unknown)", file=sys.stderr)
     if p.gate_reach > 0:
-        rest = "" if result.gate_share >= 0.995 else " (the others are read in full)"
+        rest = "" if result.gate_share >= 0.995 else " (the others are looked at more closely)"
         print(f"empty window told at a glance of its colour: {result.gate_share:.0%} of the "
               f"held-back ones{rest}", file=sys.stderr)
     else:

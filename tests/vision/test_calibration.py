@@ -190,9 +190,12 @@ def test_each_surface_floor_lies_beyond_every_held_back_view_of_anything_else(en
     from vision.enrol import SAFETY_SURFACE
 
     thresholds = enrolled.profile.thresholds
+    # As calibrated: without the cards sliding past that are coming in, which the reader
+    # never looks at.
+    held_out = [h for h in enrolled.held_out if not (h.sliding and h.coming_in)]
     for kind in ("back", "cut", "empty"):
         floor = thresholds[f"surface:{kind}"][0]
-        others = [h.surface_leads[kind] for h in enrolled.held_out if h.truth_kind != kind
+        others = [h.surface_leads[kind] for h in held_out if h.truth_kind != kind
                   and not (kind == "empty" and (h.sliding or h.truth == "blank"))]
         assert others and max(others) + SAFETY_SURFACE <= floor + 1e-9, kind
 
@@ -219,3 +222,29 @@ def test_a_surface_the_one_model_puts_too_little_ahead_is_read_by_its_directions
         elif reading.reason.startswith(f"not sure: {held.card} "):
             assert "over every other kind at a glance" in reading.reason, reading.reason
     assert rescued > 0
+
+
+def test_the_reader_takes_the_empty_window_at_a_glance_only_where_enrolment_counted_on_it(
+        enrolled, mocker):
+    """The stages after the glance are calibrated on the views enrolment says the reader
+    does not take as empty at a glance (`_empty_at_a_glance`: by the glance's margin or
+    along the directions); the reader takes no other (it may take fewer: it also asks
+    that the window's colour and light be the empty shoe's, which enrolment learns
+    after)."""
+    from vision.enrol import _empty_at_a_glance
+    from vision.gate import EmptyGate
+
+    profile = enrolled.profile
+    glance = Acceptance(*profile.thresholds["glance:empty"], 0, 0.0, 0, 0.0)
+    floor = profile.thresholds["surface:empty"][0]
+    reader = Reader(profile)
+    mocker.patch.object(EmptyGate, "passes", return_value=False)  # every window past it
+    searched = mocker.spy(Registration, "coarse_matches")
+    taken = 0
+    for held in enrolled.held_out:
+        before = searched.call_count
+        reading = reader.read(held.window)
+        if reading.kind == "empty" and searched.call_count == before:
+            assert _empty_at_a_glance(held, glance, floor), held.truth
+            taken += 1
+    assert taken > 0

@@ -116,14 +116,16 @@ def test_a_least_lead_is_the_least_over_every_class_compared_with():
     model = _toy_model()
     pairs = learn_pairs(model, cards=3, neighbours=2)
     view = model.views[model.labels == 0][0]
-    assert pairs.least_lead(view, 0) == pytest.approx(min(pairs.lead(view, 0, 1),
-                                                          pairs.lead(view, 0, 2)))
-    assert pairs.least_lead(view, 1) < 0  # the view is 9S's, on the 9S side of 9C
+    assert pairs.least_lead(view, 0, 3) == pytest.approx(min(pairs.lead(view, 0, 1),
+                                                             pairs.lead(view, 0, 2)))
+    assert pairs.least_lead(view, 1, 3) < 0  # the view is 9S's, on the 9S side of 9C
 
 
-def test_a_class_compared_with_nothing_or_led_by_no_number_has_no_least_lead():
+def test_a_class_not_compared_with_every_other_or_led_by_no_number_has_no_least_lead():
     model = _toy_model()
     pairs = learn_pairs(model, cards=2, neighbours=1)  # KD compared with nothing
-    view = model.views[model.labels == 2][0]
-    assert pairs.least_lead(view, 2) == -np.inf
-    assert pairs.least_lead(np.full(3, np.nan, np.float32), 0) == -np.inf
+    view = model.views[model.labels == 0][0]
+    assert pairs.least_lead(view, 0, 2) == pytest.approx(pairs.lead(view, 0, 1))
+    assert pairs.least_lead(view, 0, 3) == -np.inf  # 9S never compared with KD
+    assert pairs.least_lead(model.views[model.labels == 2][0], 2, 3) == -np.inf
+    assert pairs.least_lead(np.full(3, np.nan, np.float32), 0, 2) == -np.inf

@@ -99,8 +99,10 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     (lambda p: {"kind_pair_halves": -p.kind_pair_halves}, "kind_pair_halves holds values that"),
     (lambda p: {"kind_pair_index": p.kind_pair_index.astype(np.float32)},
      "kind_pair_index holds float32 values, not whole numbers"),
-    (lambda p: {"thresholds": p.thresholds | {"surface:cut": (-0.5, 0.0)}},
+    (lambda p: {"thresholds": p.thresholds | {"surface:cut": (-0.5, 0.75)}},
      "the surface:cut stage's least lead is below 0"),
+    (lambda p: {"thresholds": p.thresholds | {"surface:empty": (0.5, 0.0)}},
+     "the surface:empty stage's least score is not above 0 and at most 1"),
 ])
 def test_a_damaged_profile_is_refused(tmp_path, vector_profile, change, message):
     damaged = dataclasses.replace(vector_profile, **change(vector_profile))

@@ -81,8 +81,9 @@ def test_the_cut_card_and_the_empty_shoe_the_glance_disputes_are_read_only_along
     names = {"cut": "cut card", "empty": "empty window"}
     assert reading.kind == "unknown"
     assert reading.reason == (f"not sure: nearest the {names[kind]}'s views, but the "
-                              f"{names[glance]} at a glance, and a lead of {floor:.2f} over "
-                              f"every other kind at a glance: {floor - 0.01:.2f}")
+                              f"{names[glance]} at a glance, and a lead over every other "
+                              f"kind at a glance of {floor - 0.01:.2f} (needs {floor:.2f}, "
+                              "with a score of 0.75)")
 
 
 def test_a_glance_of_the_empty_window_far_from_the_empty_shoes_colour_does_not_veto_the_cut_card(
@@ -476,3 +477,26 @@ def test_this_machines_glibc_takes_the_setting():
     from vision.tuning import reuse_freed_memory
 
     assert reuse_freed_memory() is True
+
+
+@pytest.mark.parametrize("score, read", [(0.76, True), (0.74, False)])
+def test_a_surface_along_the_directions_needs_the_one_models_least_score(
+        vector_deck, vector_reader, mocker, score, read):
+    """Stage `surface:<kind>` (its score the least lead, its margin the one model's least
+    score, 0.75): a cut card whose lead along the glance's directions is far past its
+    floor, but which the one model scores below 0.75 and puts too little ahead of the next
+    class, is not read."""
+    window = render_window(vector_deck, "CUT", NOMINAL)
+    least_lead, least_score = vector_reader.profile.thresholds["surface:cut"]
+    assert least_score == 0.75
+    mocker.patch("vision.gate.EmptyGate.passes", return_value=False)
+    mocker.patch("vision.reader.glance_of", return_value=("cut", 0.9, 0.01, -1.0))
+    mocker.patch("vision.reader.ranked", return_value=("cut", score, 0.0, "empty"))
+    mocker.patch("vision.model.Pairs.least_lead", return_value=least_lead + 1.0)
+    reading = vector_reader.read(window)
+    assert (reading.kind == "cut") is read
+    if not read:
+        assert reading.reason.startswith("not sure: cut 0.74 (needs ")
+        assert reading.reason.endswith(f"or a lead over every other kind at a glance of "
+                                       f"{least_lead + 1:.2f} (needs {least_lead:.2f}, with "
+                                       "a score of 0.75)")

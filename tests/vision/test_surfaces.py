@@ -14,8 +14,8 @@ from vision.enrol import (
     NO_SURFACE_LEAD,
     SAFETY_SURFACE,
     Acceptance,
-    _surface_acceptance,
     _surface_accepted,
+    _surface_floor,
 )
 
 HARMLESS = {"travel": ("empty",), "blank": ("empty",)}
@@ -37,10 +37,7 @@ def test_the_floor_lies_beyond_every_held_back_view_of_anything_else_by_the_safe
     held = [_held("empty", "empty", _leads(0.9)), _held("empty", "empty", _leads(0.3)),
             _held("cut", "cut", _leads(0.25)), _held("cut", "7S", _leads(0.41)),
             _held("7S", "7S", _leads(-0.5))]
-    stage = _surface_acceptance(held, "empty", Acceptance(0.75, 0.09, 2, 0, 0, 0), HARMLESS)
-    assert stage.score == pytest.approx(0.41 + SAFETY_SURFACE)
-    assert stage.margin == MIN_SCORE["card"]  # the one model's least score there
-    assert stage.accepted == 0.5  # the empty window at 0.9, not the one at 0.3
+    assert _surface_floor(held, "empty", HARMLESS) == pytest.approx(0.41 + SAFETY_SURFACE)
 
 
 def test_what_may_be_read_as_empty_at_no_cost_sets_no_floor_of_the_empty_window():
@@ -50,18 +47,17 @@ def test_what_may_be_read_as_empty_at_no_cost_sets_no_floor_of_the_empty_window(
             _held("cut", "cut", _leads(-0.8, cut=0.9)),
             _held("travel:7S", "empty", _leads(1.2, cut=0.5)),
             _held("blank", "empty", _leads(1.1, cut=0.2))]
-    model = Acceptance(0.75, 0.09, 1, 0, 0, 0)
-    assert _surface_acceptance(held, "empty", model, HARMLESS).score == pytest.approx(
+    assert _surface_floor(held, "empty", HARMLESS) == pytest.approx(
         max(MIN_SURFACE_LEAD, -0.8 + SAFETY_SURFACE))
-    assert _surface_acceptance(held, "cut", model, HARMLESS).score == pytest.approx(
-        0.5 + SAFETY_SURFACE)
+    assert _surface_floor(held, "cut", HARMLESS) == pytest.approx(0.5 + SAFETY_SURFACE)
 
 
-def test_a_kind_the_design_has_no_views_of_is_never_read_along_the_directions():
+def test_a_kind_the_design_has_no_views_of_keeps_a_floor_no_lead_reaches(vector_reader):
+    """Its stage keeps NO_SURFACE_LEAD, and the reader finds such a kind no lead at all."""
     held = [_held("empty", "empty", _leads(0.9))]
-    stage = _surface_acceptance(held, "back", Acceptance(0.75, 0.04, 0, 0, 0, 0), HARMLESS)
-    assert stage.score == NO_SURFACE_LEAD
-    assert not stage.accepts(50.0, 1.0)
+    assert _surface_floor(held, "back", HARMLESS) == NO_SURFACE_LEAD
+    glance = np.zeros(vector_reader._kinds.mean.shape, np.float32)
+    assert vector_reader._lead(glance, "no such kind") == -np.inf
 
 
 def test_a_surface_is_read_by_the_model_s_margin_or_by_its_lead_with_the_least_score():
@@ -73,3 +69,21 @@ def test_a_surface_is_read_by_the_model_s_margin_or_by_its_lead_with_the_least_s
                                  surface)
     assert not _surface_accepted(_held("empty", "empty", _leads(0.9), 0.7, 0.01), model,
                                  surface)
+
+
+def test_the_empty_window_at_a_glance_by_its_margin_or_along_the_directions():
+    """Nearest the empty window at a glance with no ink anywhere: read by the glance's
+    margin, or with the glance's least score and the empty window's lead at its floor (a
+    dark cut card shuts the gate: the empty shoe is then not read in full)."""
+    glance = Acceptance(0.7, 0.22, 1, 0, 0, 0)
+
+    def seen(score, margin, lead, no_ink=True):
+        held = _held("empty", "empty", _leads(lead))
+        held.kind_score, held.kind_margin, held.no_ink = score, margin, no_ink
+        return enrol._empty_at_a_glance(held, glance, 0.4)
+
+    assert seen(0.9, 0.3, -1.0)  # by the margin
+    assert seen(0.9, 0.05, 0.4)  # along the directions
+    assert not seen(0.9, 0.05, 0.39)
+    assert not seen(0.65, 0.05, 0.9)  # below the glance's least score
+    assert not seen(0.9, 0.3, 0.9, no_ink=False)  # ink: a card's index shows some
