@@ -9,8 +9,11 @@ card sensor given), into a `Tracker`: one row per design with the passages read,
 (the table would halt), read as another card (must be 0) and taken for a card that slid
 back into the shoe (a false halt).
 `--face-up` deals every card face up past a shoe's two cameras instead: read right only when
-the over view read its face and the under view its back.
-Run: .venv/bin/python -m bench.passages [--frames 16] [--passages 2] [--only NAME...] [--face-up]
+the over view read its face and the under view its back. `--no-sensor` tells the tracker
+nothing of the card sensor, as in a shoe without one: each passage is found from the frames
+alone, and a frame read as the empty window in the middle of one may split it.
+Run: .venv/bin/python -m bench.passages [--frames 16] [--passages 2] [--only NAME...]
+     [--face-up] [--no-sensor]
 """
 
 from __future__ import annotations
@@ -53,9 +56,11 @@ def reader_of(design: str, seed: int) -> tuple[object, Reader]:
 
 
 def deal_passages(deck, reader: Reader, passages: int, frames: int, seed: int,
-                  advance, face_up: bool = False) -> dict:
+                  advance, face_up: bool = False, sensor: bool = True) -> dict:
     """`face_up`: every card dealt face up, past a shoe's two cameras (`two_view_frames`:
-    the under view sees its back, the over view its face), and read right only as face up."""
+    the under view sees its back, the over view its face), and read right only as face up.
+    `sensor`: the tracker is told what the card sensor says of each frame; without it,
+    nothing (a shoe without one)."""
     rng = np.random.default_rng(seed)
     counts = {"passages": 0, "read": 0, "unread": 0, "wrong": 0, "slid": 0, "missed": []}
     blank = np.zeros((200, 128, 3), np.uint8)
@@ -72,8 +77,9 @@ def deal_passages(deck, reader: Reader, passages: int, frames: int, seed: int,
         for code in ALL_CARDS:
             tracker = Tracker(reader)
             events = [e for under, over, present in views(code)
-                      for e in tracker.feed(under, card_present=present, over=over)]
-            events += tracker.feed(blank, card_present=False)
+                      for e in tracker.feed(under, card_present=present if sensor else None,
+                                            over=over)]
+            events += tracker.feed(blank, card_present=False if sensor else None)
             seen = [e.card + (" face down" if face_up and not e.face_up else "")
                     for e in events if isinstance(e, CardSeen)]
             counts["passages"] += 1
@@ -103,6 +109,9 @@ def main() -> int:
                         help="deal every card face up past two cameras (the under view sees "
                              "its back, the over view its face); designs without a back "
                              "are left out")
+    parser.add_argument("--no-sensor", action="store_true",
+                        help="tell the tracker nothing of the card sensor, as in a shoe "
+                             "without one: passages found from the frames alone")
     args = parser.parse_args()
     if args.frames < 4 or args.passages < 1:
         parser.error("--frames must be at least 4 and --passages at least 1")
@@ -113,7 +122,8 @@ def main() -> int:
         designs = [d for d in designs if d == BUILT_IN or (decks_root() / d / "back.png").exists()]
     table = Table(title=f"passages through the window ({args.frames} frames per card, "
                         f"{args.passages} of each card, seed {args.seed}"
-                        f"{', face up past two cameras' if args.face_up else ''})")
+                        f"{', face up past two cameras' if args.face_up else ''}"
+                        f"{', no card sensor' if args.no_sensor else ''})")
     for column in ("design", "passages", "read", "unread", "read wrong", "slid back",
                    "unread cards"):
         table.add_column(column, justify="left" if column in ("design", "unread cards")
@@ -125,7 +135,8 @@ def main() -> int:
             task = progress.add_task(design, total=args.passages * len(ALL_CARDS))
             deck, reader = reader_of(design, seed)
             row = deal_passages(deck, reader, args.passages, args.frames, seed,
-                                lambda task=task: progress.advance(task), args.face_up)
+                                lambda task=task: progress.advance(task), args.face_up,
+                                not args.no_sensor)
             for key in total:
                 total[key] += row[key]
             table.add_row(design, str(row["passages"]), str(row["read"]), str(row["unread"]),
