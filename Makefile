@@ -69,6 +69,8 @@ bench: $(STAMP) $(MOSQUITTO)
 	$(BIN)/python -m bench.vision --invent 12
 	echo "== bench.passages --face-up (every card face up past a shoe's two cameras)"
 	$(BIN)/python -m bench.passages --face-up
+	echo "== bench.passages --no-sensor (a shoe without a card sensor)"
+	$(BIN)/python -m bench.passages --no-sensor
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
