@@ -150,6 +150,12 @@ class Profile:
                                self.suit_pair_middles, self.suit_pair_halves))
 
     @property
+    def card_pairs(self) -> Pairs:
+        """Each card's direction to each of the cards nearest it in the card model's space."""
+        return Pairs(self.pair_index, self.pair_directions, self.pair_middles,
+                     self.pair_halves)
+
+    @property
     def kind_pairs(self) -> Pairs:
         """Every two kinds' direction in the kind model's space (none: no surface is read
         by them)."""
@@ -262,13 +268,29 @@ def load_profile(path: str | Path) -> Profile:
     return Profile(**arrays, **scalars, thresholds=by_stage)
 
 
-# Every two suits, the lower first: the suit check compares a suit with each other.
-_SUIT_PAIRS = set(combinations(range(len(SUITS)), 2))
 # What each array holds (numpy dtype kinds): integers, text, or else real numbers.
 _KINDS = {"pair_index": "iu", "suit_pair_index": "iu", "kind_pair_index": "iu", "card_labels": "iu",
           "kind_labels": "iu", "card_classes": "U", "kind_classes": "U"}
 _KIND_WORDS = {"f": "real numbers", "iu": "whole numbers", "U": "text"}
 _FLOAT32_MOST = float(np.finfo(np.float32).max)
+
+
+def _check_every_two(file: Path, arrays: dict, prefix: str, classes: int, dims: int,
+                     unfit: str) -> None:
+    """`{prefix}_index`, `_directions`, `_middles`, `_halves` (`model.Pairs`): a direction
+    in a space of `dims` numbers between every two of `classes` classes, once each, the
+    lower first, as a suit or a kind is compared with each other (`Pairs.least_lead`);
+    `unfit` says what is wrong when they are not."""
+    index = arrays[f"{prefix}_index"]
+    if (index.ndim != 2 or {tuple(row) for row in index.tolist()}
+            != set(combinations(range(classes), 2))
+            or len(index) != classes * (classes - 1) // 2
+            or arrays[f"{prefix}_directions"].shape != (len(index), dims)
+            or not len(arrays[f"{prefix}_middles"]) == len(arrays[f"{prefix}_halves"])
+            == len(index)):
+        raise ProfileError(f"{file}: {unfit}")
+    if not np.all(arrays[f"{prefix}_halves"] > 0):  # a negative half turns every lead round
+        raise ProfileError(f"{file}: {prefix}_halves holds values that are not above 0")
 
 
 def _check(file: Path, arrays: dict, scalars: dict) -> None:
@@ -291,34 +313,16 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
         raise ProfileError(f"{file}: suit_box is not a box inside the index zone (x, y, width, "
                            f"height within {ZONE[2]} x {ZONE[3]})")
     shapes = arrays["suit_mean"].shape
-    suit_pairs = arrays["suit_pair_index"]
     if (len(arrays["suit_mean"]) == 0
-            or any(arrays[f"suit_{n}"].shape != shapes for n in ("scale", "low", "high"))
-            or suit_pairs.ndim != 2
-            or {tuple(row) for row in suit_pairs.tolist()} != _SUIT_PAIRS
-            or len(suit_pairs) != len(SUITS) * (len(SUITS) - 1) // 2
-            or arrays["suit_pair_directions"].shape[0] != len(suit_pairs)
-            or arrays["suit_pair_directions"].shape[1] != shapes[0]
-            or not len(arrays["suit_pair_middles"]) == len(arrays["suit_pair_halves"])
-            == len(suit_pairs)):
+            or any(arrays[f"suit_{n}"].shape != shapes for n in ("scale", "low", "high"))):
         raise ProfileError(f"{file}: the suit check's arrays (suit_*) do not fit together")
+    _check_every_two(file, arrays, "suit_pair", len(SUITS), shapes[0],
+                     "the suit check's arrays (suit_*) do not fit together")
     if np.any(arrays["suit_low"] > arrays["suit_high"]):
         raise ProfileError(f"{file}: suit_low is above suit_high")
-    if not np.all(arrays["suit_pair_halves"] > 0):  # a negative half turns every lead round
-        raise ProfileError(f"{file}: suit_pair_halves holds values that are not above 0")
-    kinds = len(arrays["kind_classes"])
-    kind_pairs = arrays["kind_pair_index"]
-    if (kind_pairs.ndim != 2 or {tuple(row) for row in kind_pairs.tolist()}
-            != set(combinations(range(kinds), 2))
-            or len(kind_pairs) != kinds * (kinds - 1) // 2
-            or arrays["kind_pair_directions"].shape != (len(kind_pairs),
-                                                        arrays["kind_views"].shape[1])
-            or not len(arrays["kind_pair_middles"]) == len(arrays["kind_pair_halves"])
-            == len(kind_pairs)):
-        raise ProfileError(f"{file}: the surfaces' directions (kind_pair_*) do not fit the "
-                           "kind model")
-    if not np.all(arrays["kind_pair_halves"] > 0):
-        raise ProfileError(f"{file}: kind_pair_halves holds values that are not above 0")
+    _check_every_two(file, arrays, "kind_pair", len(arrays["kind_classes"]),
+                     arrays["kind_views"].shape[1],
+                     "the surfaces' directions (kind_pair_*) do not fit the kind model")
     for model in ("card", "kind"):
         views, projection = arrays[f"{model}_views"], arrays[f"{model}_projection"]
         labels, classes = arrays[f"{model}_labels"], arrays[f"{model}_classes"]

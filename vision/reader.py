@@ -36,7 +36,6 @@ from vision.model import (
     NUDGES,
     TWO_STEPS,
     Model,
-    Pairs,
     Prepared,
     blank_of_ink,
     describe,
@@ -81,7 +80,7 @@ class Reader:
                              p.card_classes, p.card_low, p.card_high)
         self._kinds = _model(p.kind_mean, p.kind_projection, p.kind_views, p.kind_labels,
                              p.kind_classes, p.kind_low, p.kind_high)
-        self._pairs = Pairs(p.pair_index, p.pair_directions, p.pair_middles, p.pair_halves)
+        self._pairs = profile.card_pairs
         self._kind_pairs = profile.kind_pairs
         self._registration = Registration(profile.templates, profile.suit_place)
         self._suits = profile.suit_check

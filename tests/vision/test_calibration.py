@@ -126,8 +126,7 @@ def test_a_held_back_card_coming_in_sets_no_threshold(enrolled):
     Here a view of a card sliding past read with confidence as another card raises the
     card stage's thresholds, unless it is coming in."""
     profile = enrolled.profile
-    pairs = Pairs(profile.pair_index, profile.pair_directions, profile.pair_middles,
-                  profile.pair_halves)
+    pairs = profile.card_pairs
     classes = tuple(str(c) for c in profile.card_classes)
     right = max((h for h in enrolled.held_out if h.truth_kind == "face" and not h.sliding
                  and h.card == h.truth), key=lambda h: h.pose_score + h.likeness)
