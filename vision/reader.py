@@ -6,7 +6,7 @@ nearest views, but only when it is both close enough to them and far enough ahea
 other card: the two thresholds were calibrated at enrolment on held-back views so that none
 of those read wrong would have passed. Nor where, with the zone a step of its search away,
 another class comes as close, or, two steps away or where the search's next best scale put
-it, scores above it (`model.describe_nudged`, `register.Registration.next_scale`): the
+it, scores above it (`nearby`, `register.Registration.next_scale`): the
 reading would rest on where the zone fell. Nor where, in the part of the zone where the
 design prints its suit, the card's suit does not lead the other three by the floor
 calibrated for it (`suit.SuitCheck`). Before that, the whole window
@@ -33,13 +33,10 @@ from vision.features import card_above_window, thumbnail
 from vision.gate import gate_vector
 from vision.geometry import to_window
 from vision.model import (
-    NUDGES,
-    TWO_STEPS,
     Model,
     Prepared,
     blank_of_ink,
     describe,
-    describe_nudged,
     glance_of,
     kind_vector,
     likeness_vector,
@@ -47,6 +44,7 @@ from vision.model import (
     weakest,
     zone_picture,
 )
+from vision.nearby import rivals_nearby
 from vision.profile import SIDE_STAGE, Profile
 from vision.register import Pose, Registration, coming_in
 from vision.suit import suit_shapes
@@ -246,15 +244,12 @@ class Reader:
                       elsewhere: np.ndarray | None, number: int, own: float) -> str:
         """Why a reading of class `number` with score `own` is not sure once the index zone
         is put elsewhere than the pose found (the reason's end, after the card's name), ""
-        when it is: another class scores within the card stage's margin of `own` a step of
-        the search away (`NUDGES`), or above `own` two steps away each way (TWO_STEPS) or
-        with the zone at `elsewhere` (the vector there: where the search's next best scale
-        put it, `Registration.next_scale`).
+        when it is (`nearby`): another class scores within the card stage's margin of `own`
+        a step of the search away, or above `own` two steps away each way or with the zone
+        at `elsewhere` (the vector there: where the search's next best scale put it,
+        `Registration.next_scale`).
 
-        The margin asks a reading to stand out from every other card at the pose found; the
-        pose itself is found only to a step of the search. A reading that another card
-        matches as well a step away rests on where the zone fell, not on the index: all
-        four faces read wrong with confidence in `bench.vision --invent 12` at seeds
+        All four faces read wrong with confidence in `bench.vision --invent 12` at seeds
         20261201 and 77 were such (a 3D whose zone was found too small read as 5D, and
         faint, blurred 5C, 2C and 5S as 5S, 2S and 9S); with this check `bench.vision`
         read none wrong there, for 3 and 5 more rejects in 6,240 faces, and 0 and 1 more
@@ -266,19 +261,12 @@ class Reader:
         off, was read as 5D at 0.90; at the next scale's pose, 1.04, it scored 6D 0.98. A
         reading another card outscores there is not the best match near where it was
         found."""
-        floor = own - self.profile.thresholds["card"][1]
-        rows = describe_nudged(prepared, pose, vector, NUDGES + TWO_STEPS)
-        if elsewhere is not None:
-            rows = np.vstack([rows, elsewhere[None, :]])
-        scores = self._cards.scores_of(self._cards.embed(rows))
-        for row, cls in enumerate(scores.argmax(axis=1)):
-            rival, near = scores[row, cls], row < len(NUDGES)
-            if cls != number and (rival >= floor if near else float(rival) > own):
-                mine, theirs = _apart(own, float(rival))
-                where = ("a step away" if near else "two steps away"
-                         if row < len(NUDGES) + len(TWO_STEPS) else "at the next scale")
-                return (f"{mine}, but {self._cards.classes[cls]} {theirs} with the index "
-                        f"found {where}")
+        margin = self.profile.thresholds["card"][1]
+        for rival in rivals_nearby(self._cards, prepared, pose, vector, elsewhere, number):
+            if rival.doubts(own, margin):
+                mine, theirs = _apart(own, rival.score)
+                return (f"{mine}, but {self._cards.classes[rival.number]} {theirs} with the "
+                        f"index found {rival.where}")
         return ""
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from vision.cards import FACE_SIDES
+from vision.cards import ALL_CARDS, FACE_SIDES
 from vision.enrol import Acceptance, _calibrate, enrolment, side_at_a_glance
 from vision.model import Pairs
 from vision.reader import Reader
@@ -247,3 +247,60 @@ def test_the_reader_takes_the_empty_window_at_a_glance_only_where_enrolment_coun
             assert _empty_at_a_glance(held, glance, floor), held.truth
             taken += 1
     assert taken > 0
+
+
+def test_the_readers_doubt_sees_what_enrolment_calibrated_the_card_stage_on(enrolled, mocker):
+    """The card stage is calibrated without the held-back cards read wrong that the reader
+    leaves unknown with the index zone put a little elsewhere (`HeldOut.rivals`,
+    `enrol._left_unknown`): where the reader looks there, it must find the same rivals.
+    Every other stage is opened here, so that the misread views reach the look."""
+    import numpy as np
+
+    import vision.reader
+
+    profile = enrolled.profile
+    loose = replace(profile, thresholds={**profile.thresholds, "card": (0.0, 0.0),
+                                         "suit": (-1e9, 0.0)},
+                    pose_floor=0.0, likeness_floors=np.zeros_like(profile.likeness_floors))
+    reader = Reader(loose)
+    asked = mocker.spy(vision.reader, "rivals_nearby")
+    compared = 0
+    for held in enrolled.held_out:
+        if held.card not in ALL_CARDS or held.card == held.truth_card:
+            assert held.rivals == ()  # looked for only where the card model reads wrong
+            continue
+        before = asked.call_count
+        reader.read(held.window)
+        if asked.call_count > before:
+            seen = asked.spy_return
+            assert [(r.where, r.number) for r in seen] == [(r.where, r.number)
+                                                           for r in held.rivals], held.truth
+            assert [r.score for r in seen] == pytest.approx([r.score for r in held.rivals],
+                                                            abs=1e-4)
+            compared += 1
+    assert compared > 0
+
+
+def test_a_misread_card_the_reader_doubts_sets_no_threshold_of_the_card_stage(enrolled):
+    """A held-back card in place read with confidence as another raises the card stage's
+    thresholds, unless another card outscores it with the index zone two steps away (by
+    more than SAFETY_DOUBT): the reader leaves it unknown there."""
+    from vision.enrol import SAFETY_DOUBT
+    from vision.nearby import TWO, Rival
+
+    profile = enrolled.profile
+    pairs = profile.card_pairs
+    classes = tuple(str(c) for c in profile.card_classes)
+    right = max((h for h in enrolled.held_out if h.truth_kind == "face" and not h.sliding
+                 and h.card == h.truth), key=lambda h: h.pose_score + h.likeness)
+    other = next(c for c in classes if c != right.card and c[-1] == right.card[-1])
+
+    def card_stage(*extra) -> tuple[float, float]:
+        accept = _calibrate(list(enrolled.held_out) + list(extra), [], pairs, classes)
+        return accept["card"].score, accept["card"].margin
+
+    misread = replace(right, truth=other)
+    assert card_stage(misread) != card_stage()
+    above = right.card_score + SAFETY_DOUBT + 0.01
+    doubted = replace(misread, rivals=(Rival(TWO, classes.index(other), above),))
+    assert card_stage(doubted) == card_stage()

@@ -1,0 +1,87 @@
+"""A reading that rests on where the index zone fell (`nearby`), and how enrolment counts on
+the reader leaving such readings unknown: a held-back card read wrong that a check after
+the card stage would leave unknown, with room to spare, sets none of its thresholds
+(`enrol._left_unknown`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision import enrol
+from vision.enrol import SAFETY_CONTRARY, SAFETY_DOUBT, _left_unknown, _thresholds
+from vision.nearby import NEXT_SCALE, STEP, TWO, Rival
+
+CLASSES = ("7S", "8S", "9S")
+
+
+def test_a_step_away_another_card_within_the_margin_doubts_a_reading():
+    assert Rival(STEP, 1, 0.86).doubts(0.90, 0.04)
+    assert Rival(STEP, 1, 0.8601).doubts(0.90, 0.04)
+    assert not Rival(STEP, 1, 0.85).doubts(0.90, 0.04)
+
+
+@pytest.mark.parametrize("where", [TWO, NEXT_SCALE])
+def test_further_off_only_another_card_scoring_above_it_doubts_a_reading(where):
+    assert Rival(where, 1, 0.91).doubts(0.90, 0.04)
+    assert not Rival(where, 1, 0.90).doubts(0.90, 0.04)
+    assert not Rival(where, 1, 0.88).doubts(0.90, 0.04)
+
+
+class _Pairs:
+    """The card pairs' leads of the card read over its close rivals, as given."""
+
+    def __init__(self, *leads: float | None) -> None:
+        self._leads = list(leads)
+
+    def leads(self, embedded, scores, best, margin):
+        return self._leads
+
+
+def _misread(score: float, *rivals: Rival):
+    """A held-back 7S read as 8S with `score` (margin 0.2), and its `rivals` nearby."""
+    return enrol.HeldOut("7S", np.zeros((1, 1, 3), np.uint8), "face", 0.9, 0.5, -1.0, "8S",
+                         score, 0.2, 0.8, 0.9, False, False, False, np.zeros(3, np.float32),
+                         np.zeros(3, np.float32), 1.0, {}, rivals)
+
+
+def test_a_misreading_no_later_check_leaves_unknown_sets_thresholds():
+    assert not _left_unknown(_misread(0.9), _Pairs(0.5), CLASSES)
+    assert not _left_unknown(_misread(0.9), _Pairs(None), CLASSES)
+
+
+def test_a_card_within_the_margin_a_step_away_is_not_counted_on():
+    """A reading that close to another card has it that close a step away nearly always,
+    held back or fresh: a fresh 2C read as 2S, leading by 0.017, was not doubted there."""
+    held = _misread(0.9, Rival(STEP, 0, 0.899), Rival(STEP, 2, 0.95))
+    assert not _left_unknown(held, _Pairs(0.5), CLASSES)
+
+
+@pytest.mark.parametrize("where", [TWO, NEXT_SCALE])
+def test_a_card_further_off_leaves_a_misreading_unknown_only_above_it_by_the_safety(where):
+    scored = 0.9 + SAFETY_DOUBT
+    assert _left_unknown(_misread(0.9, Rival(where, 0, scored + 0.01)), _Pairs(0.5), CLASSES)
+    # Above it, but not by the safety: a fresh view a little off it may not be doubted.
+    assert not _left_unknown(_misread(0.9, Rival(where, 0, scored - 0.01)), _Pairs(0.5),
+                             CLASSES)
+
+
+def test_a_close_cards_own_direction_leaves_a_misreading_unknown_only_beyond_the_safety():
+    assert _left_unknown(_misread(0.9), _Pairs(0.4, -SAFETY_CONTRARY - 0.01), CLASSES)
+    assert not _left_unknown(_misread(0.9), _Pairs(0.4, -SAFETY_CONTRARY + 0.01), CLASSES)
+
+
+def test_a_misreading_left_unknown_sets_no_threshold():
+    """The right readings lead by 0.2 with 0.85; a wrong one leads by 0.3 with 0.9. Counted,
+    it puts the score floor above 0.9, and no right reading passes; left unknown by a later
+    check, the floor is the least score, and every one does."""
+    wrong = np.array([(0.9, 0.3)])
+    right = np.array([(0.85, 0.2)] * 10)
+    counted = _thresholds(wrong, right, 10, 0.75, "cards", [], between=False)
+    assert counted.score > 0.9 and counted.accepted == 0.0
+    kept = _thresholds(wrong, right, 10, 0.75, "cards", [], between=False,
+                       left_unknown=np.array([False]))
+    assert (kept.score, kept.margin, kept.accepted) == (counted.score, counted.margin, 0.0)
+    left = _thresholds(wrong, right, 10, 0.75, "cards", [], between=False,
+                       left_unknown=np.array([True]))
+    assert left.score == 0.75 and left.margin <= 0.2 and left.accepted == 1.0
