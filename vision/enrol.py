@@ -45,6 +45,7 @@ from vision.fit import fit_warnings
 from vision.gate import EmptyGate, gate_vector, learn_gate
 from vision.geometry import WINDOW_H, WINDOW_W, to_window
 from vision.model import (
+    PAIR_RIVALS,
     Model,
     Pairs,
     blank_of_ink,
@@ -97,6 +98,10 @@ SUIT_SHARES = (0.25, 0.5, 1.0, 2.0)  # percentiles of those leads tried as the f
 # half-distances, as SAFETY_LEAD), another card scoring above it two steps away or at the
 # next scale by SAFETY_DOUBT (`nearby`; as SAFETY_MARGIN).
 SAFETY_CONTRARY, SAFETY_DOUBT = 0.1, 0.02
+# ... and both only where the reader would ask with room to spare too: of a close card
+# within PAIR_RIVALS less SAFETY_MARGIN of it, and at the next scale where its coarse match
+# came within half the reach that has the reader look there (`Registration.next_scale`).
+NEXT_SCALE_SPARE = 0.5
 # A card is learned and read only where its index zone was found at least this well: this
 # share of the low percentile of the cards' views (a blank window matches nowhere well).
 POSE_SHARE = 0.8
@@ -192,7 +197,7 @@ def _read(view: _View, card_model: Model, kind_model: Model, kind_pairs: Pairs,
         prepared = prepare(view.window)
         matches = registration.coarse_matches(prepared.ink)
         pose = registration.refined(prepared.ink, matches[0])
-        other = registration.next_scale(prepared.ink, matches)
+        other = registration.next_scale(prepared.ink, matches, spare=NEXT_SCALE_SPARE)
         elsewhere = (None if other is None
                      else np.concatenate([describe(prepared, other), view.kind]))
         held.rivals = tuple(rivals_nearby(card_model, prepared, pose, _joint(view), elsewhere,
@@ -393,10 +398,10 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
     floors = sorted({min(leads, default=NO_SUIT_FLOOR + SAFETY_SUIT) - SAFETY_SUIT,
                      *(float(np.percentile(leads, q)) for q in SUIT_SHARES if leads)})
     # The floor is chosen as if no check after the card stage left a card read wrong
-    # unknown: counted on there, it let the suit floor fall, and a fresh 2C of a design
-    # with a small suit beside the rank, read as 2S with its suit 0.37 behind, through
-    # (`bench.vision --invent 12 --invent-seed 701`; the held-back 2Cs read so had been
-    # doubted with the zone a step away, as nearly every reading that close is).
+    # unknown: counted on there (in a first try that counted on a card within the margin a
+    # step away too, which the held-back 2Cs read as 2S had), it let the suit floor fall,
+    # and a fresh 2C of a design with a small suit beside the rank, read as 2S with its
+    # suit 0.37 behind, through (`bench.vision --invent 12 --invent-seed 701`).
     chosen: tuple[float, Acceptance] | None = None
     for floor in floors:
         _, pair_stage = _card_stages(rest, right, passed, placed, floor, len(cards),
@@ -452,9 +457,11 @@ def _card_stages(rest: list[HeldOut], right: list[HeldOut], passed: set[int], pl
 def _left_unknown(h: HeldOut, pairs: Pairs, classes: tuple[str, ...]) -> bool:
     """Whether the reader leaves the held-back card `h`, read wrong, unknown by a check
     after the card stage, with room to spare: a close card's own direction puts it on
-    that card's side by SAFETY_CONTRARY (`Pairs.leads`, the rivals within PAIR_RIVALS: a
-    wider margin asks about more), or another card outscores it by SAFETY_DOUBT with the
-    index zone two steps away or at the next scale (`nearby`).
+    that card's side by SAFETY_CONTRARY (`Pairs.lead`, of a rival within PAIR_RIVALS less
+    SAFETY_MARGIN: the reader asks of those within PAIR_RIVALS, or a wider margin), or
+    another card outscores it by SAFETY_DOUBT with the index zone two steps away or at the
+    next scale (`nearby`; that asked only where the reader would ask with room to spare,
+    NEXT_SCALE_SPARE).
 
     Not another card within the margin a step away: a reading that close to another card
     has it that close a step away nearly always, held back or fresh, and what the held-back
@@ -464,7 +471,9 @@ def _left_unknown(h: HeldOut, pairs: Pairs, classes: tuple[str, ...]) -> bool:
     floor was 0.86 at a margin of 0.13, set by views they leave unknown, and 23% of its
     faces were read below it."""
     number = classes.index(h.card)
-    known = [x for x in pairs.leads(h.embedded, h.scores, number, 0.0) if x is not None]
+    close = np.flatnonzero(h.scores >= h.scores[number] - (PAIR_RIVALS - SAFETY_MARGIN))
+    known = [x for rival in close if rival != number
+             and (x := pairs.lead(h.embedded, number, int(rival))) is not None]
     if min(known, default=0.0) < -SAFETY_CONTRARY:
         return True
     return any(r.where != STEP and r.doubts(h.card_score + SAFETY_DOUBT, 0.0)

@@ -169,7 +169,8 @@ class Registration:
         """The pose of a coarse match (one of `coarse_matches`), refined."""
         return self._refine(ink, match.scale, match.cx, match.cy, match.template)
 
-    def next_scale(self, ink: np.ndarray, matches: list[CoarseMatch]) -> Pose | None:
+    def next_scale(self, ink: np.ndarray, matches: list[CoarseMatch], *,
+                   spare: float = 0.0) -> Pose | None:
         """The pose refined at the next best coarse scale of `matches` (`coarse_matches`)
         where that matched nearly as well as the best (SECOND_SCALE) at about the same
         place; None otherwise.
@@ -185,8 +186,10 @@ class Registration:
         better place. Only at about the same place: elsewhere a court card's frame can
         match better than its index (a vector QD seen at 0.82, its next scale's match 82 px
         off). It costs a second refinement, about 0.2 ms, in at most about half the faces
-        read (`Reader` asks only for a face it is about to read)."""
-        if len(matches) > 1 and _close(matches[0], matches[1]):
+        read (`Reader` asks only for a face it is about to read). `spare`: the share of
+        SECOND_SCALE and SECOND_PLACE left to spare (enrolment counts on the reader asking
+        only where a fresh view a little off would be asked too)."""
+        if len(matches) > 1 and _close(matches[0], matches[1], spare):
             return self.refined(ink, matches[1])
         return None
 
@@ -270,9 +273,10 @@ class Registration:
                     (ya + (y + th / 2) * fy - p) * _FINE, float(score))
 
 
-def _close(best: CoarseMatch, second: CoarseMatch) -> bool:
+def _close(best: CoarseMatch, second: CoarseMatch, spare: float = 0.0) -> bool:
     """Whether the second coarse match is close enough to the best to refine too
-    (SECOND_SCALE, SECOND_PLACE)."""
-    return (second.score >= best.score - SECOND_SCALE
-            and abs(second.cx - best.cx) <= SECOND_PLACE[0]
-            and abs(second.cy - best.cy) <= SECOND_PLACE[1])
+    (SECOND_SCALE, SECOND_PLACE, with the share `spare` of each left to spare)."""
+    within = 1.0 - spare
+    return (second.score >= best.score - SECOND_SCALE * within
+            and abs(second.cx - best.cx) <= SECOND_PLACE[0] * within
+            and abs(second.cy - best.cy) <= SECOND_PLACE[1] * within)

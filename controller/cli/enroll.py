@@ -147,7 +147,7 @@ def _enrol(args, samples_dir: str) -> int:
     least_score, least_margin = p.thresholds["card"]
     print(f"held-back views: {p.held_accepted:.1%} of {p.held_views} cards read with "
           f"confidence (similarity >= {least_score:.2f}, lead >= {least_margin:.2f}); "
-          f"{p.held_wrong} read wrong before the thresholds, none after; "
+          f"{p.held_wrong} read wrong before the thresholds, none by the reader; "
           f"margin found {p.separation:+.2f}", file=sys.stderr)
     x, y, w, h = p.suit_place
     print(f"suit check: where the design prints its suit ({w:.0f} x {h:.0f} px at {x:.0f}, "

@@ -251,3 +251,18 @@ def test_the_next_coarse_scale_is_refined_only_nearly_as_good_and_at_about_the_s
     if offered:
         assert other.scale in {SCALES[0] * f for f in FINER} | set(REFINE_RANGE)
     assert registration.next_scale(ink, [best]) is None  # one scale matched at all
+
+
+@pytest.mark.parametrize("worse, across, down, offered", [
+    (0.0, 0.0, 0.0, True), (0.025, 4.5, -8.0, True),  # within half the reach
+    (0.03, 0.0, 0.0, False), (0.0, 5.0, 0.0, False), (0.0, 0.0, 9.0, False)])  # or not
+def test_with_room_to_spare_the_next_scale_is_offered_only_within_that_share_of_the_reach(
+        worse, across, down, offered):
+    """Enrolment counts on the reader looking at the next scale only where a fresh view a
+    little off would have it look too (`enrol.NEXT_SCALE_SPARE`, half the reach)."""
+    deck, registration = synthetic_registration()
+    ink = prepare(render(card_source(deck.image("7D")))).ink
+    best = CoarseMatch(0.7, SCALES[1], 52.0, 82.0, 0)
+    second = CoarseMatch(0.7 - worse, SCALES[0], 52.0 + across, 82.0 + down, 1)
+    assert (registration.next_scale(ink, [best, second], spare=0.5) is not None) is offered
+    assert registration.next_scale(ink, [best, second]) is not None  # the reader's reach

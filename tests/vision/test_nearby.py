@@ -29,46 +29,71 @@ def test_further_off_only_another_card_scoring_above_it_doubts_a_reading(where):
 
 
 class _Pairs:
-    """The card pairs' leads of the card read over its close rivals, as given."""
+    """The card pairs' leads of the card read over each rival, as given (by the rival's
+    number); the rivals asked about are kept."""
 
-    def __init__(self, *leads: float | None) -> None:
-        self._leads = list(leads)
+    def __init__(self, leads: dict[int, float | None]) -> None:
+        self._leads = leads
+        self.asked: list[int] = []
 
-    def leads(self, embedded, scores, best, margin):
-        return self._leads
+    def lead(self, embedded, card, rival):
+        self.asked.append(rival)
+        return self._leads.get(rival)
 
 
-def _misread(score: float, *rivals: Rival):
-    """A held-back 7S read as 8S with `score` (margin 0.2), and its `rivals` nearby."""
+def _agreeing() -> _Pairs:
+    return _Pairs({0: 0.5, 2: 0.5})
+
+
+def _misread(score: float, *rivals: Rival, scores=(0.85, 0.9, 0.8)):
+    """A held-back 7S read as 8S with `score` (margin 0.2), every class's `scores`, and its
+    `rivals` nearby."""
     return enrol.HeldOut("7S", np.zeros((1, 1, 3), np.uint8), "face", 0.9, 0.5, -1.0, "8S",
                          score, 0.2, 0.8, 0.9, False, False, False, np.zeros(3, np.float32),
-                         np.zeros(3, np.float32), 1.0, {}, rivals)
+                         np.array(scores, np.float32), 1.0, {}, rivals)
 
 
 def test_a_misreading_no_later_check_leaves_unknown_sets_thresholds():
-    assert not _left_unknown(_misread(0.9), _Pairs(0.5), CLASSES)
-    assert not _left_unknown(_misread(0.9), _Pairs(None), CLASSES)
+    assert not _left_unknown(_misread(0.9), _agreeing(), CLASSES)
+    assert not _left_unknown(_misread(0.9), _Pairs({0: None, 2: None}), CLASSES)
 
 
 def test_a_card_within_the_margin_a_step_away_is_not_counted_on():
     """A reading that close to another card has it that close a step away nearly always,
     held back or fresh: a fresh 2C read as 2S, leading by 0.017, was not doubted there."""
     held = _misread(0.9, Rival(STEP, 0, 0.899), Rival(STEP, 2, 0.95))
-    assert not _left_unknown(held, _Pairs(0.5), CLASSES)
+    assert not _left_unknown(held, _agreeing(), CLASSES)
 
 
 @pytest.mark.parametrize("where", [TWO, NEXT_SCALE])
 def test_a_card_further_off_leaves_a_misreading_unknown_only_above_it_by_the_safety(where):
     scored = 0.9 + SAFETY_DOUBT
-    assert _left_unknown(_misread(0.9, Rival(where, 0, scored + 0.01)), _Pairs(0.5), CLASSES)
+    assert _left_unknown(_misread(0.9, Rival(where, 0, scored + 0.01)), _agreeing(), CLASSES)
     # Above it, but not by the safety: a fresh view a little off it may not be doubted.
-    assert not _left_unknown(_misread(0.9, Rival(where, 0, scored - 0.01)), _Pairs(0.5),
+    assert not _left_unknown(_misread(0.9, Rival(where, 0, scored - 0.01)), _agreeing(),
                              CLASSES)
 
 
 def test_a_close_cards_own_direction_leaves_a_misreading_unknown_only_beyond_the_safety():
-    assert _left_unknown(_misread(0.9), _Pairs(0.4, -SAFETY_CONTRARY - 0.01), CLASSES)
-    assert not _left_unknown(_misread(0.9), _Pairs(0.4, -SAFETY_CONTRARY + 0.01), CLASSES)
+    assert _left_unknown(_misread(0.9), _Pairs({0: 0.4, 2: -SAFETY_CONTRARY - 0.01}), CLASSES)
+    assert not _left_unknown(_misread(0.9), _Pairs({0: 0.4, 2: -SAFETY_CONTRARY + 0.01}), CLASSES)
+
+
+def test_only_a_close_card_within_the_rivals_reach_less_the_safety_is_asked():
+    """The reader asks of the cards within PAIR_RIVALS of the reading (or its margin, if
+    wider); enrolment counts on those within PAIR_RIVALS less SAFETY_MARGIN: a fresh view
+    a little off one held back may find the rival a little further behind."""
+    from vision.enrol import SAFETY_MARGIN
+    from vision.model import PAIR_RIVALS
+
+    reach = PAIR_RIVALS - SAFETY_MARGIN
+    pairs = _Pairs({0: -1.0, 2: -1.0})
+    inside, outside = 0.9 - reach + 0.001, 0.9 - reach - 0.001
+    assert _left_unknown(_misread(0.9, scores=(inside, 0.9, 0.1)), pairs, CLASSES)
+    assert pairs.asked == [0]
+    pairs.asked.clear()
+    assert not _left_unknown(_misread(0.9, scores=(outside, 0.9, 0.1)), pairs, CLASSES)
+    assert pairs.asked == []
 
 
 def test_a_misreading_left_unknown_sets_no_threshold():
