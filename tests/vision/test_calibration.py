@@ -125,21 +125,32 @@ def test_a_held_back_card_coming_in_sets_no_threshold(enrolled):
     and left 9 of 104 passages of its cards unread: the reader never reads it so far.
     Here a view of a card sliding past read with confidence as another card raises the
     card stage's thresholds, unless it is coming in."""
-    profile = enrolled.profile
-    pairs = profile.card_pairs
-    classes = tuple(str(c) for c in profile.card_classes)
-    right = max((h for h in enrolled.held_out if h.truth_kind == "face" and not h.sliding
-                 and h.card == h.truth), key=lambda h: h.pose_score + h.likeness)
-    other = next(c for c in classes if c != right.card and c[-1] == right.card[-1])
-
-    def card_stage(*extra) -> tuple[float, float]:
-        accept = _calibrate(list(enrolled.held_out) + list(extra), [], pairs, classes)
-        return accept["card"].score, accept["card"].margin
-
+    right, other = _clearest_card_and_another(enrolled)
     # The view of a card sliding past, read with confidence as the card it is not.
     misread = replace(right, truth=f"travel:{other}", coming_in=False)
-    assert card_stage(misread) != card_stage()
-    assert card_stage(replace(misread, coming_in=True)) == card_stage()
+    assert _card_stage(enrolled, misread) != _card_stage(enrolled)
+    assert _card_stage(enrolled, replace(misread, coming_in=True)) == _card_stage(enrolled)
+
+
+def _clearest_card_and_another(enrolled):
+    """The held-back card in place read right that was found and looks most like itself,
+    and another card of its suit."""
+    classes = tuple(str(c) for c in enrolled.profile.card_classes)
+    right = max((h for h in enrolled.held_out if h.truth_kind == "face" and not h.sliding
+                 and h.card == h.truth), key=lambda h: h.pose_score + h.likeness)
+    return right, next(c for c in classes if c != right.card and c[-1] == right.card[-1])
+
+
+def _calibrated(enrolled, *extra) -> dict:
+    """The stages calibrated on the held-back views and `extra` ones."""
+    classes = tuple(str(c) for c in enrolled.profile.card_classes)
+    return _calibrate(list(enrolled.held_out) + list(extra), [], enrolled.profile.card_pairs,
+                      classes)
+
+
+def _card_stage(enrolled, *extra) -> tuple[float, float]:
+    accept = _calibrated(enrolled, *extra)
+    return accept["card"].score, accept["card"].margin
 
 
 def test_the_readers_suit_check_sees_what_enrolment_calibrated_it_on(enrolled, mocker):
@@ -290,23 +301,18 @@ def test_the_readers_doubt_sees_what_enrolment_calibrated_the_card_stage_on(enro
 def test_a_misread_card_the_reader_doubts_sets_no_threshold_of_the_card_stage(enrolled):
     """A held-back card in place read with confidence as another raises the card stage's
     thresholds, unless another card outscores it with the index zone two steps away (by
-    more than SAFETY_DOUBT): the reader leaves it unknown there."""
+    more than SAFETY_DOUBT): the reader leaves it unknown there. The suit check's floor is
+    chosen as if it did not (counted on there, the floor fell and a fresh 2C was read as 2S
+    at `--invent-seed 701`)."""
     from vision.enrol import SAFETY_DOUBT
     from vision.nearby import TWO, Rival
 
-    profile = enrolled.profile
-    pairs = profile.card_pairs
-    classes = tuple(str(c) for c in profile.card_classes)
-    right = max((h for h in enrolled.held_out if h.truth_kind == "face" and not h.sliding
-                 and h.card == h.truth), key=lambda h: h.pose_score + h.likeness)
-    other = next(c for c in classes if c != right.card and c[-1] == right.card[-1])
-
-    def card_stage(*extra) -> tuple[float, float]:
-        accept = _calibrate(list(enrolled.held_out) + list(extra), [], pairs, classes)
-        return accept["card"].score, accept["card"].margin
-
+    right, other = _clearest_card_and_another(enrolled)
+    classes = tuple(str(c) for c in enrolled.profile.card_classes)
     misread = replace(right, truth=other)
-    assert card_stage(misread) != card_stage()
+    assert _card_stage(enrolled, misread) != _card_stage(enrolled)
     above = right.card_score + SAFETY_DOUBT + 0.01
     doubted = replace(misread, rivals=(Rival(TWO, classes.index(other), above),))
-    assert card_stage(doubted) == card_stage()
+    assert _card_stage(enrolled, doubted) == _card_stage(enrolled)
+    assert (_calibrated(enrolled, doubted)["suit"].score
+            == _calibrated(enrolled, misread)["suit"].score)
