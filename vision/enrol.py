@@ -457,7 +457,7 @@ def _card_stages(rest: list[HeldOut], right: list[HeldOut], passed: set[int], pl
 def _left_unknown(h: HeldOut, pairs: Pairs, classes: tuple[str, ...]) -> bool:
     """Whether the reader leaves the held-back card `h`, read wrong, unknown by a check
     after the card stage, with room to spare: a close card's own direction puts it on
-    that card's side by SAFETY_CONTRARY (`Pairs.lead`, of a rival within PAIR_RIVALS less
+    that card's side by SAFETY_CONTRARY (`Pairs.leads`, of a rival within PAIR_RIVALS less
     SAFETY_MARGIN: the reader asks of those within PAIR_RIVALS, or a wider margin), or
     another card outscores it by SAFETY_DOUBT with the index zone two steps away or at the
     next scale (`nearby`; that asked only where the reader would ask with room to spare,
@@ -470,10 +470,8 @@ def _left_unknown(h: HeldOut, pairs: Pairs, classes: tuple[str, ...]) -> bool:
     calibrated without these checks, an invented DejaVu Sans ExtraLight design's card
     floor was 0.86 at a margin of 0.13, set by views they leave unknown, and 23% of its
     faces were read below it."""
-    number = classes.index(h.card)
-    close = np.flatnonzero(h.scores >= h.scores[number] - (PAIR_RIVALS - SAFETY_MARGIN))
-    known = [x for rival in close if rival != number
-             and (x := pairs.lead(h.embedded, number, int(rival))) is not None]
+    known = [x for x in pairs.leads(h.embedded, h.scores, classes.index(h.card), 0.0,
+                                    reach=PAIR_RIVALS - SAFETY_MARGIN) if x is not None]
     if min(known, default=0.0) < -SAFETY_CONTRARY:
         return True
     return any(r.where != STEP and r.doubts(h.card_score + SAFETY_DOUBT, 0.0)

@@ -389,11 +389,11 @@ class Pairs:
         not near enough at enrolment to get one) or there is no rival."""
         return weakest(self.leads(embedded, scores, best, margin))
 
-    def leads(self, embedded: np.ndarray, scores: np.ndarray, best: int,
-              margin: float) -> list[float | None]:
+    def leads(self, embedded: np.ndarray, scores: np.ndarray, best: int, margin: float, *,
+              reach: float = PAIR_RIVALS) -> list[float | None]:
         """The `lead` of class `best` over each rival (every other class scoring within
-        max(PAIR_RIVALS, `margin`) of it), None for a rival with no direction of its own."""
-        within = max(PAIR_RIVALS, margin)
+        max(`reach`, `margin`) of it), None for a rival with no direction of its own."""
+        within = max(reach, margin)
         rivals = np.flatnonzero(scores >= scores[best] - within)
         return [self.lead(embedded, best, int(r)) for r in rivals if r != best]
 

@@ -10,6 +10,7 @@ import pytest
 
 from vision import enrol
 from vision.enrol import SAFETY_CONTRARY, SAFETY_DOUBT, _left_unknown, _thresholds
+from vision.model import Pairs
 from vision.nearby import NEXT_SCALE, STEP, TWO, Rival
 
 CLASSES = ("7S", "8S", "9S")
@@ -39,6 +40,8 @@ class _Pairs:
     def lead(self, embedded, card, rival):
         self.asked.append(rival)
         return self._leads.get(rival)
+
+    leads = Pairs.leads  # which rivals are asked about: the real rule
 
 
 def _agreeing() -> _Pairs:
