@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from contract import ALL_CARDS, RANKS, SUITS
 
-__all__ = ["ALL_CARDS", "BLANK", "FACE_SIDES", "PASSING", "RANKS", "RED_SUITS", "SUITS",
-           "SURFACE_KINDS", "SURFACE_NAMES", "is_red", "split_code"]
+__all__ = ["ALL_CARDS", "BLANK", "CUT_AND_EMPTY", "FACE_SIDES", "PASSING", "RANKS", "RED_SUITS",
+           "SUITS", "SURFACE_KINDS", "SURFACE_NAMES", "is_red", "split_code"]
 
 RED_SUITS = frozenset({"H", "D"})
 SURFACE_KINDS = ("back", "cut", "empty")
@@ -22,6 +22,9 @@ BLANK, PASSING = "blank", "passing"
 # A face's side without an index in view: what a face-down card shows the under view while
 # its index is out of the window. Neither is a reading; told apart, they are told alike.
 FACE_SIDES = (PASSING, BLANK)
+# The one pair of surfaces a shoe without a card sensor confuses silently: the last coup
+# called with no cut card drawn, or missed. Each of the two is told from the other.
+CUT_AND_EMPTY = {"cut": "empty", "empty": "cut"}
 
 
 def split_code(token: str) -> tuple[str, str] | None:

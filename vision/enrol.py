@@ -50,6 +50,7 @@ from vision.model import (
     Pairs,
     blank_of_ink,
     colour_of_joint,
+    counterpart_lead,
     describe,
     glance_of,
     kind_vector,
@@ -138,6 +139,9 @@ class HeldOut:
     # Of a view the card model reads as another card: the other cards that match best with
     # its index zone put a little elsewhere (`nearby.rivals_nearby`); () for the others.
     rivals: tuple[Rival, ...] = ()
+    # Of a view the card model reads as the cut card or the empty window: its lead over the
+    # other of the two along their own direction (`model.counterpart_lead`); None otherwise.
+    counterpart: float | None = None
 
     @property
     def truth_kind(self) -> str:
@@ -192,7 +196,8 @@ def _read(view: _View, card_model: Model, kind_model: Model, kind_pairs: Pairs,
                    suits.lead(view.suit, code[1]) if code else -np.inf,
                    {k: kind_pairs.least_lead(glanced, kind_model.classes.index(k),
                                              len(kind_model.classes))
-                    for k in SURFACE_KINDS if k in kind_model.classes})
+                    for k in SURFACE_KINDS if k in kind_model.classes},
+                   counterpart=counterpart_lead(kind_pairs, kind_model.classes, glanced, card))
     if code and card != held.truth_card:  # the reader's last check, as it makes it
         prepared = prepare(view.window)
         matches = registration.coarse_matches(prepared.ink)
@@ -557,6 +562,8 @@ def _surface_read(h: HeldOut, accept: dict) -> str:
     if side_at_a_glance(h, accept):
         return "other"
     if h.card not in SURFACE_KINDS:
+        return "other"
+    if h.counterpart is not None and h.counterpart < 0.0:  # on the other's side of the two
         return "other"
     model, surface = accept[f"model:{h.card}"], accept[f"surface:{h.card}"]
     # The glance and the model disagree on the cut card and the empty window: read only

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from vision import model
-from vision.cards import ALL_CARDS, split_code
+from vision.cards import ALL_CARDS, SURFACE_NAMES, split_code
 from vision.features import corner_contrast
 from vision.geometry import to_window
-from vision.model import GLANCE_CORNER, GLANCE_HUES, Prepared, kind_vector
+from vision.model import GLANCE_CORNER, GLANCE_HUES, Prepared, counterpart_lead, kind_vector
 from vision.register import Pose
 from vision.synth import NOMINAL, random_perturbation, render_window
 
@@ -84,6 +84,57 @@ def test_the_cut_card_and_the_empty_shoe_the_glance_disputes_are_read_only_along
                               f"{names[glance]} at a glance, and a lead over every other "
                               f"kind at a glance of {floor - 0.01:.2f} (needs {floor:.2f}, "
                               "with a score of 0.75)")
+
+
+@pytest.mark.parametrize("code, kind, other", [("CUT", "cut", "empty window"),
+                                               ("EMPTY", "empty", "cut card")])
+def test_the_cut_card_and_the_empty_shoe_are_not_read_on_the_others_side_of_their_direction(
+        vector_deck, vector_reader, mocker, code, kind, other):
+    """However the one model and the glance agree, the cut card or the empty window is read,
+    in a window of about the empty shoe's colour and light, only where the two's own
+    direction at a glance does not put it on the other's side (rules 9.7 and 9.8: a shoe
+    without a card sensor would call the last coup with no cutting card drawn, or miss it).
+    Invented designs with a cut card about the interior's colour were read wrong that way,
+    once each way, with the index search tried on ink doubled."""
+    window = render_window(vector_deck, code, NOMINAL)
+    mocker.patch("vision.gate.EmptyGate.passes", return_value=False)  # the model reads it
+    mocker.patch("vision.reader.blank_of_ink", return_value=False)  # no empty at a glance
+    mocker.patch("vision.gate.EmptyGate.resembles_empty", return_value=True)
+    assert vector_reader.read(window).kind == kind
+    mocker.patch("vision.reader.counterpart_lead", return_value=0.0)
+    assert vector_reader.read(window).kind == kind
+    mocker.patch("vision.reader.counterpart_lead", return_value=-0.01)
+    reading = vector_reader.read(window)
+    assert (reading.kind, reading.card) == ("unknown", None)
+    assert reading.reason == (f"not sure: nearest the {SURFACE_NAMES[kind]}'s views, but the "
+                              f"two's own direction at a glance puts it on the {other}'s side "
+                              "(-0.01)")
+
+
+def test_a_cut_card_far_from_the_empty_shoes_colour_is_read_whatever_their_direction_says(
+        vector_deck, vector_reader, mocker):
+    """Far from the empty shoe's colour and light the two's direction is no guide:
+    gnome-ancient_french's bright red cut card, seen dark, lay at -0.21 along it."""
+    window = render_window(vector_deck, "CUT", NOMINAL)
+    mocker.patch("vision.gate.EmptyGate.passes", return_value=False)
+    mocker.patch("vision.gate.EmptyGate.resembles_empty", return_value=False)
+    mocker.patch("vision.reader.counterpart_lead", return_value=-0.5)
+    assert vector_reader.read(window).kind == "cut"
+
+
+def test_the_cut_card_and_the_empty_window_each_lead_the_other_on_their_own_side(
+        vector_deck, vector_reader):
+    """`model.counterpart_lead`, on the vector design's own glance: a cut card leads the
+    empty window, and the empty window the cut card; of a back there is no such lead."""
+    kinds = vector_reader._kinds
+
+    def lead(code, kind):
+        glanced = kinds.embed(kind_vector(Prepared(render_window(vector_deck, code, NOMINAL))))
+        return counterpart_lead(vector_reader._kind_pairs, kinds.classes, glanced, kind)
+
+    assert lead("CUT", "cut") > 0.5 and lead("CUT", "empty") < -0.5
+    assert lead("EMPTY", "empty") > 0.5 and lead("EMPTY", "cut") < -0.5
+    assert lead("BACK", "back") is None
 
 
 def test_a_glance_of_the_empty_window_far_from_the_empty_shoes_colour_does_not_veto_the_cut_card(

@@ -16,6 +16,7 @@ from vision.enrol import (
     Acceptance,
     _surface_accepted,
     _surface_floor,
+    _surface_read,
 )
 
 HARMLESS = {"travel": ("empty",), "blank": ("empty",)}
@@ -87,3 +88,22 @@ def test_the_empty_window_at_a_glance_by_its_margin_or_along_the_directions():
     assert not seen(0.9, 0.05, 0.39)
     assert not seen(0.65, 0.05, 0.9)  # below the glance's least score
     assert not seen(0.9, 0.3, 0.9, no_ink=False)  # ink: a card's index shows some
+
+
+@pytest.mark.parametrize("kind", ["cut", "empty"])
+def test_enrolment_counts_no_cut_card_or_empty_window_read_on_the_others_side_as_read(kind):
+    """As the reader has it (`Reader._surface`): of the cut card and the empty window, a
+    held-back view their own direction puts on the other's side is not counted read, by the
+    model's margin or along the glance's directions (rules 9.7 and 9.8: the cutting card
+    taken for the empty shoe, or the empty shoe for it, misses or calls the last coup)."""
+    accept = {"glance:empty": Acceptance(0.7, 0.22, 1, 0, 0, 0),
+              f"model:{kind}": Acceptance(0.75, 0.04, 1, 0, 0, 0),
+              "surface:empty": Acceptance(0.5, MIN_SCORE["card"], 1, 0, 0, 0),
+              "surface:cut": Acceptance(0.5, MIN_SCORE["card"], 1, 0, 0, 0)}
+    held = _held(kind, kind, {kind: 0.9}, 0.95, 0.2)  # past both the margin and the floor
+    held.no_ink = False  # so not the empty window at a glance
+    assert _surface_read(held, accept) == kind
+    held.counterpart = 0.0
+    assert _surface_read(held, accept) == kind
+    held.counterpart = -0.01
+    assert _surface_read(held, accept) == "other"
