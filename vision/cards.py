@@ -9,9 +9,11 @@ reader learns both, and reads them as `unknown`, looking like one of them.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from contract import ALL_CARDS, RANKS, SUITS
 
-__all__ = ["ALL_CARDS", "BLANK", "CUT_AND_EMPTY", "FACE_SIDES", "PASSING", "RANKS", "RED_SUITS",
+__all__ = ["ALL_CARDS", "BLANK", "COUNTERPART", "FACE_SIDES", "PASSING", "RANKS", "RED_SUITS",
            "SUITS", "SURFACE_KINDS", "SURFACE_NAMES", "is_red", "split_code"]
 
 RED_SUITS = frozenset({"H", "D"})
@@ -22,9 +24,10 @@ BLANK, PASSING = "blank", "passing"
 # A face's side without an index in view: what a face-down card shows the under view while
 # its index is out of the window. Neither is a reading; told apart, they are told alike.
 FACE_SIDES = (PASSING, BLANK)
-# The one pair of surfaces a shoe without a card sensor confuses silently: the last coup
-# called with no cut card drawn, or missed. Each of the two is told from the other.
-CUT_AND_EMPTY = {"cut": "empty", "empty": "cut"}
+# The one pair of surfaces a shoe without a card sensor confuses silently (the last coup
+# called with no cut card drawn, or missed): each of the cut card and the empty window to
+# the other, which it is told from.
+COUNTERPART = MappingProxyType({"cut": "empty", "empty": "cut"})
 
 
 def split_code(token: str) -> tuple[str, str] | None:

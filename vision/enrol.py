@@ -30,6 +30,7 @@ from contract import JOKER
 from vision.cards import (
     ALL_CARDS,
     BLANK,
+    COUNTERPART,
     FACE_SIDES,
     PASSING,
     SURFACE_KINDS,
@@ -570,7 +571,7 @@ def _surface_read(h: HeldOut, accept: dict) -> str:
     # along the glance's directions (the reader trusts a glance of the empty window only
     # near the empty shoe's colour and light, which the gate learned after this: here
     # every such glance counts, so what is reported read is if anything too few).
-    if {h.card, h.kind} == {"cut", "empty"}:
+    if h.kind == COUNTERPART.get(h.card):
         model = replace(model, score=np.inf)
     return h.card if _surface_accepted(h, model, surface) else "other"
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.cards import CUT_AND_EMPTY, FACE_SIDES
+from vision.cards import COUNTERPART, FACE_SIDES
 from vision.features import (
     HUE_PART,
     INK_LEVEL,
@@ -409,10 +409,10 @@ def weakest(leads: list[float | None]) -> float | None:
 def counterpart_lead(pairs: Pairs, classes: list[str] | tuple[str, ...], glanced: np.ndarray,
                      kind: str) -> float | None:
     """Of the cut card or the empty window (`kind`), its lead over the other of the two
-    (`CUT_AND_EMPTY`) along their own direction in the glance's space: `pairs` and `classes`
+    (`COUNTERPART`) along their own direction in the glance's space: `pairs` and `classes`
     the kind model's, `glanced` the window's glance embedded in it. Below 0, the window lies
     on the other's side. None for another kind, or a design without the two."""
-    other = CUT_AND_EMPTY.get(kind)
+    other = COUNTERPART.get(kind)
     if other is None or kind not in classes or other not in classes:
         return None
     return pairs.lead(glanced, list(classes).index(kind), list(classes).index(other))

@@ -30,7 +30,7 @@ import numpy as np
 from contract import JOKER
 from vision.cards import (
     BLANK,
-    CUT_AND_EMPTY,
+    COUNTERPART,
     FACE_SIDES,
     PASSING,
     SURFACE_KINDS,
@@ -122,7 +122,7 @@ class Reader:
         # where a dark cut card shuts the gate, the empty shoe is not read in full.
         if (kind == "empty" and blank_of_ink(prepared) and self._gate.resembles_empty(numbers)
                 and (at_a_glance or (kind_score >= p.thresholds["glance:empty"][0]
-                                     and self._lead(glance, "empty")
+                                     and self._lead(self._kinds.embed(glance), "empty")
                                      >= p.thresholds["surface:empty"][0]))):
             return Reading("empty", score=kind_score)
         if at_a_glance and kind == "back" and back_expected:
@@ -214,7 +214,8 @@ class Reader:
         # else (stage `surface:<kind>`, its margin the least score): a dark brown cut card
         # and the dark interior (gnome-dondorf's in `bench.vision`) have nearest views
         # alike in the one model, and lie apart along their own direction.
-        lead = self._lead(glance, name)
+        glanced = self._kinds.embed(glance)
+        lead = self._lead(glanced, name)
         along = p.accepts(f"surface:{name}", lead, score)
         floor, least = p.thresholds[f"surface:{name}"]
         directions = (f"a lead over every other kind at a glance of "
@@ -228,8 +229,8 @@ class Reader:
         # --invent`, seeds 20261201 and 77). A glance of the empty window far from the empty
         # shoe's colour and light is not trusted for it (gnome-ancient_french's bright red
         # cut card, washed out, at 0.79).
-        if not along and ((name == "empty" and kind == "cut") or (
-                name == "cut" and kind == "empty" and self._gate.resembles_empty(numbers))):
+        if not along and kind == COUNTERPART.get(name) and (
+                name == "empty" or self._gate.resembles_empty(numbers)):
             return Reading("unknown", score=score, reason=f"not sure: nearest the "
                            f"{SURFACE_NAMES[name]}'s views, but the {SURFACE_NAMES[kind]} "
                            f"at a glance, and {directions}")
@@ -242,10 +243,9 @@ class Reader:
         # ahead, each lying on the other's side (-0.18, -0.17). Far from the empty shoe's
         # colour, the direction is no guide: gnome-ancient_french's bright red cut card,
         # seen dark, lay at -0.21 (and an empty window read there is unknown already).
-        apart = counterpart_lead(self._kind_pairs, self._kinds.classes,
-                                 self._kinds.embed(glance), name)
+        apart = counterpart_lead(self._kind_pairs, self._kinds.classes, glanced, name)
         if apart is not None and apart < 0.0 and self._gate.resembles_empty(numbers):
-            other = SURFACE_NAMES[CUT_AND_EMPTY[name]]
+            other = SURFACE_NAMES[COUNTERPART[name]]
             return Reading("unknown", score=score, reason=f"not sure: nearest the "
                            f"{SURFACE_NAMES[name]}'s views, but the two's own direction at a "
                            f"glance puts it on the {other}'s side ({apart:.2f})")
@@ -256,13 +256,13 @@ class Reader:
                        f"{_against(score, least_score)}, ahead of {runner_up} by "
                        f"{_against(margin, least_margin)}, or {directions}")
 
-    def _lead(self, glance: np.ndarray, kind: str) -> float:
+    def _lead(self, glanced: np.ndarray, kind: str) -> float:
         """The least lead of `kind` over every other kind along the glance's directions
-        (-inf for a kind the design has no views of)."""
+        (`glanced`: the glance embedded in the kind model; -inf for a kind the design has
+        no views of)."""
         if kind not in self._kinds.classes:
             return -np.inf
-        return self._kind_pairs.least_lead(self._kinds.embed(glance),
-                                           self._kinds.classes.index(kind),
+        return self._kind_pairs.least_lead(glanced, self._kinds.classes.index(kind),
                                            len(self._kinds.classes))
 
     def _doubt_nearby(self, prepared: Prepared, pose: Pose, vector: np.ndarray,

@@ -17,7 +17,7 @@ from controller.cli._numbers import window
 from controller.errors import InputError
 from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
 from controller.service.recording import open_recording
-from vision.cards import SURFACE_PLURALS
+from vision.cards import SURFACE_KINDS, SURFACE_PLURALS
 from vision.enrol import NO_EMPTY_NOTE, TRAIN_VIEWS, enrolment
 from vision.profile import save_profile
 
@@ -139,7 +139,7 @@ def _enrol(args, samples_dir: str) -> int:
         print(f"note: {note}", file=sys.stderr)
     save_profile(result.profile, args.out)
     p = result.profile
-    kinds = [str(k) for k in p.kind_classes if str(k) in ("back", "cut", "empty")]
+    kinds = [str(k) for k in p.kind_classes if str(k) in SURFACE_KINDS]
     if NO_EMPTY_NOTE in result.notes:  # no sample of it: the built-in dark grey interior
         kinds = [k if k != "empty" else "empty (assumed dark grey)" for k in kinds]
     print(f"enrolled {len(p.likeness)} cards and {', '.join(kinds)} in "

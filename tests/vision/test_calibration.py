@@ -192,6 +192,28 @@ def test_the_readers_surface_directions_see_what_enrolment_calibrated_them_on(en
     assert compared > 0
 
 
+def test_the_readers_cut_and_empty_direction_is_what_enrolment_counted_on(enrolled, mocker):
+    """Enrolment counts a held-back view the one model reads as the cut card or the empty
+    window as unread where their own direction puts it on the other's side
+    (`HeldOut.counterpart`): where the reader asks the same of that view, it must find the
+    same lead; of a view read as anything else enrolment has none."""
+    from vision import reader as reader_module
+
+    reader = Reader(enrolled.profile)
+    asked = mocker.spy(reader_module, "counterpart_lead")
+    compared = 0
+    for held in enrolled.held_out:
+        assert (held.counterpart is None) is (held.card not in ("cut", "empty")), held.card
+        before = asked.call_count
+        reader.read(held.window)
+        for call, lead in zip(asked.call_args_list[before:], asked.spy_return_list[before:],
+                              strict=True):
+            assert call.args[3] == held.card
+            assert lead == pytest.approx(held.counterpart, abs=1e-4)
+            compared += 1
+    assert compared > 0
+
+
 def test_each_surface_floor_lies_beyond_every_held_back_view_of_anything_else(enrolled):
     """rule of the surfaces' directions: no held-back view of another kind that may not be
     read as a back, the cut card or the empty window comes within SAFETY_SURFACE of its

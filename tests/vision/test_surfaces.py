@@ -58,7 +58,7 @@ def test_a_kind_the_design_has_no_views_of_keeps_a_floor_no_lead_reaches(vector_
     held = [_held("empty", "empty", _leads(0.9))]
     assert _surface_floor(held, "back", HARMLESS) == NO_SURFACE_LEAD
     glance = np.zeros(vector_reader._kinds.mean.shape, np.float32)
-    assert vector_reader._lead(glance, "no such kind") == -np.inf
+    assert vector_reader._lead(vector_reader._kinds.embed(glance), "no such kind") == -np.inf
 
 
 def test_a_surface_is_read_by_the_model_s_margin_or_by_its_lead_with_the_least_score():
