@@ -75,8 +75,10 @@ from vision.suit import SUITS, SuitCheck
 # `*_high`). 10: a stage for a face's side at a glance (SIDE_STAGE: a body passing or a
 # blank face, by its lead over every other kind, `model.glance_of`). 11: the suit check
 # (`suit_*`, stage `suit`, `vision.suit`). 12: the surfaces' directions (`kind_pair_*`,
-# stages `surface:<kind>`).
-PROFILE_VERSION = 12
+# stages `surface:<kind>`). 13: no new field, but the index search matches the ink doubled
+# (`register._SIGNAL`): every threshold and the pose floor were found with poses and pose
+# scores of that search.
+PROFILE_VERSION = 13
 SIDE_STAGE = "glance:side"
 STAGES = ("glance:empty", "glance:back", "glance:passing", SIDE_STAGE,
           "model:back", "model:cut", "model:empty", "surface:back", "surface:cut",

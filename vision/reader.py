@@ -236,7 +236,7 @@ class Reader:
                            f"at a glance, and {directions}")
         # Nor is either of the two read where their own direction at a glance puts it on
         # the other's side, however the model and the glance agree, in a window of about
-        # the empty shoe's colour and light: with the index search tried on ink doubled
+        # the empty shoe's colour and light: with the index search on ink doubled
         # (stop 42), two invented designs with a cut card about the interior's colour
         # (`--invent-seed 501`, dark maroon and near black) had an empty window read as the
         # cut card at 0.81, 0.08 ahead, and a cut card as the empty window at 0.88, 0.15

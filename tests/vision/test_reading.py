@@ -95,7 +95,7 @@ def test_the_cut_card_and_the_empty_shoe_are_not_read_on_the_others_side_of_thei
     direction at a glance does not put it on the other's side (rules 9.7 and 9.8: a shoe
     without a card sensor would call the last coup with no cutting card drawn, or miss it).
     Invented designs with a cut card about the interior's colour were read wrong that way,
-    once each way, with the index search tried on ink doubled."""
+    once each way, with the index search on ink doubled, before this check."""
     window = render_window(vector_deck, code, NOMINAL)
     mocker.patch("vision.gate.EmptyGate.passes", return_value=False)  # the model reads it
     mocker.patch("vision.reader.blank_of_ink", return_value=False)  # no empty at a glance
