@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from vision.cards import ALL_CARDS, FACE_SIDES
+from vision.cards import ALL_CARDS, COUNTERPART, FACE_SIDES
 from vision.enrol import Acceptance, _calibrate, enrolment, side_at_a_glance
 from vision.model import Pairs
 from vision.reader import Reader
@@ -203,7 +203,7 @@ def test_the_readers_cut_and_empty_direction_is_what_enrolment_counted_on(enroll
     asked = mocker.spy(reader_module, "counterpart_lead")
     compared = 0
     for held in enrolled.held_out:
-        assert (held.counterpart is None) is (held.card not in ("cut", "empty")), held.card
+        assert (held.counterpart is None) is (held.card not in COUNTERPART), held.card
         before = asked.call_count
         reader.read(held.window)
         for call, lead in zip(asked.call_args_list[before:], asked.spy_return_list[before:],

@@ -255,7 +255,7 @@ def test_the_next_coarse_scale_is_refined_only_nearly_as_good_and_at_about_the_s
     assert registration.next_scale(ink, [best]) is None  # one scale matched at all
 
 
-def test_the_search_weighs_ink_past_half_strength_as_full(mocker):
+def test_the_search_weighs_ink_past_half_strength_as_full():
     """The index search matches the ink doubled and clipped, so that a thin stroke's faint
     ink counts nearly as much as a bold pip's: an invented mono italic design
     (`--invent-seed 701`) had its zones found on a pip or the card's frame and read 71.7%
