@@ -201,9 +201,10 @@ def _read(view: _View, card_model: Model, kind_model: Model, kind_pairs: Pairs,
                    counterpart=counterpart_lead(kind_pairs, kind_model.classes, glanced, card))
     if code and card != held.truth_card:  # the reader's last check, as it makes it
         prepared = prepare(view.window)
-        matches = registration.coarse_matches(prepared.ink)
-        pose = registration.refined(prepared.ink, matches[0])
-        other = registration.next_scale(prepared.ink, matches, spare=NEXT_SCALE_SPARE)
+        found = registration.find(prepared.ink)
+        pose = found.pose
+        other = registration.next_scale(prepared.ink, found.order, spare=NEXT_SCALE_SPARE,
+                                        refined=found.refined)
         elsewhere = (None if other is None
                      else np.concatenate([describe(prepared, other), view.kind]))
         held.rivals = tuple(rivals_nearby(card_model, prepared, pose, _joint(view), elsewhere,

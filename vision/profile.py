@@ -77,8 +77,10 @@ from vision.suit import SUITS, SuitCheck
 # (`suit_*`, stage `suit`, `vision.suit`). 12: the surfaces' directions (`kind_pair_*`,
 # stages `surface:<kind>`). 13: no new field, but the index search matches the ink doubled
 # (`register._SIGNAL`): every threshold and the pose floor were found with poses and pose
-# scores of that search.
-PROFILE_VERSION = 13
+# scores of that search. 14: no new field, but the zone is put at the best refinement of the
+# scales that matched near the best (`register.Registration.find`): the views were learned
+# and the thresholds found where that search put their zones.
+PROFILE_VERSION = 14
 SIDE_STAGE = "glance:side"
 STAGES = ("glance:empty", "glance:back", "glance:passing", SIDE_STAGE,
           "model:back", "model:cut", "model:empty", "surface:back", "surface:cut",

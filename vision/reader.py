@@ -138,8 +138,8 @@ class Reader:
                     small, gray):
             return Reading("unknown", score=kind_score, reason=f"not a card: {_LOOKS[kind]}",
                            looks=kind)
-        matches = self._registration.coarse_matches(prepared.ink)
-        pose = self._registration.refined(prepared.ink, matches[0])
+        found = self._registration.find(prepared.ink)
+        pose = found.pose
         zone = zone_picture(prepared, pose)
         vector = np.concatenate([describe(prepared, pose, zone), glance])
         embedded = self._cards.embed(vector)
@@ -185,7 +185,8 @@ class Reader:
         contrary = min(known, default=0.0) < 0.0
         if gated and not contrary and (margin >= least_margin or (
                 lead is not None and lead >= p.thresholds["pair"][0])):
-            other_pose = self._registration.next_scale(prepared.ink, matches)
+            other_pose = self._registration.next_scale(prepared.ink, found.order,
+                                                       refined=found.refined)
             elsewhere = (None if other_pose is None
                          else np.concatenate([describe(prepared, other_pose), glance]))
             doubt = self._doubt_nearby(prepared, pose, vector, elsewhere, number, score)

@@ -283,9 +283,10 @@ def test_a_reading_the_nudged_zones_agree_with_is_read(vector_deck, vector_reade
 
 def test_the_next_scale_is_refined_only_for_a_card_about_to_be_read(
         vector_deck, vector_reader, mocker):
-    """The second refinement (about 0.2 ms) is a doubt about a reading: a window the index
-    stage reads as anything else, or leaves unread, never asks for it; a face about to be
-    read asks for it with the coarse matches the search found."""
+    """The next scale's pose is a doubt about a reading (its refinement about 0.2 ms, where
+    the search had not refined it already): a window the index stage reads as anything
+    else, or leaves unread, never asks for it; a face about to be read asks for it with the
+    coarse matches the search found, the one its zone was refined from first."""
     asked = mocker.spy(vector_reader._registration, "next_scale")
     searched = mocker.spy(vector_reader._registration, "coarse_matches")
     for code in ("CUT", "JOKER"):
@@ -301,7 +302,8 @@ def test_the_next_scale_is_refined_only_for_a_card_about_to_be_read(
     asked = mocker.spy(vector_reader._registration, "next_scale")
     searched = mocker.spy(vector_reader._registration, "coarse_matches")
     assert vector_reader.read(window).card == "7H"
-    assert asked.call_count == 1 and asked.call_args.args[1] is searched.spy_return
+    assert asked.call_count == 1 and asked.call_args.args[1] == searched.spy_return
+    assert asked.call_args.kwargs["refined"][searched.spy_return[0]].scale == 1.0
 
 
 @pytest.mark.parametrize("code", ["JOKER", "BLANK"])
