@@ -1,11 +1,12 @@
 """Normalised correlation of a few fixed templates, as `cv2.matchTemplate(..., TM_CCOEFF_NORMED)`
 gives it, at a third of the cost.
 
-Registration matches six templates at three scales, then refines at five: 23 calls of
-`matchTemplate`, which on images this small spends most of its time transforming the
-template and the image again for every call. Here each template's spectrum is computed once
-per transform size and kept, an image's once for all the templates it is matched with, and
-the normalisation (each place's mean and spread) once per image from two box filters.
+Registration matches six templates at three scales, then refines at five for each scale near
+the best (`Registration.find`): 23 to 33 calls of `matchTemplate`, which on images this
+small spends most of its time transforming the template and the image again for every call.
+Here each template's spectrum is computed once per transform size and kept, an image's once
+for all the templates it is matched with, and the normalisation (each place's mean and
+spread) once per image from two box filters.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ design's learned views of its 52 cards (`model.Model`). The reading is the card 
 nearest views, but only when it is both close enough to them and far enough ahead of every
 other card: the two thresholds were calibrated at enrolment on held-back views so that none
 of those read wrong would have passed. Nor where, with the zone a step of its search away,
-another class comes as close, or, two steps away or where the search's next best scale put
+another class comes as close, or, two steps away or where the search's other near scale put
 it, scores above it (`nearby`, `register.Registration.next_scale`): the
 reading would rest on where the zone fell. Nor where, in the part of the zone where the
 design prints its suit, the card's suit does not lead the other three by the floor
