@@ -9,7 +9,7 @@ ten whose big pips crowd the index each have a template of their own), and the g
 are the templates. A window is searched coarsely (at 1/4 size, every template, scale and
 position), then refined (at 1/2 size, up to five finer scales) around the best match of
 each scale that came near the best of all (`Registration.find`), and the zone is put where
-a refinement matched best; the reader asks for the next best scale's refined place too
+a refinement matched best; the reader asks for the other near scale's refined place too
 (`Registration.next_scale`).
 Nothing here depends on how a design lays out its index: only on where its zone is.
 """
@@ -250,8 +250,8 @@ class Registration:
         SECOND_PLACE left to spare (enrolment counts on the reader asking only where a
         fresh view a little off would be asked too)."""
         if len(matches) > 1 and _close(matches[0], matches[1], spare):
-            known = None if refined is None else refined.get(matches[1])
-            return self.refined(ink, matches[1]) if known is None else known
+            known = (refined or {}).get(matches[1])
+            return known if known is not None else self.refined(ink, matches[1])
         return None
 
     def coarse_matches(self, ink: np.ndarray) -> list[CoarseMatch]:
