@@ -79,8 +79,10 @@ from vision.suit import SUITS, SuitCheck
 # (`register._SIGNAL`): every threshold and the pose floor were found with poses and pose
 # scores of that search. 14: no new field, but the zone is put at the best refinement of the
 # scales that matched near the best (`register.Registration.find`): the views were learned
-# and the thresholds found where that search put their zones.
-PROFILE_VERSION = 14
+# and the thresholds found where that search put their zones. 15: no new field, but cards
+# of which a held-back view was read as another card are learned from more views
+# (`enrol.CONFUSED_CARD_LEARNED`): a profile of 14 holds a model, and thresholds, without them.
+PROFILE_VERSION = 15
 SIDE_STAGE = "glance:side"
 STAGES = ("glance:empty", "glance:back", "glance:passing", SIDE_STAGE,
           "model:back", "model:cut", "model:empty", "surface:back", "surface:cut",
