@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 import time
 
+from controller.cli._journal_path import journal_path
 from controller.cli._numbers import number, window
 
 EXIT_DIFFERENT = 1
@@ -63,14 +63,13 @@ def run(args: argparse.Namespace) -> int:
     if args.journal and os.path.exists(args.journal):
         raise InputError(f"--journal {args.journal}: already exists; a playback writes a new "
                          "journal")
-    journal_path = args.journal or os.path.join(tempfile.mkdtemp(prefix="sabot-playback-"),
-                                                "playback.sqlite")
     printer = EventPrinter(True) if args.json else None
     started = time.monotonic()
     settings, profile, reading_window = _table(args)
-    with Playback(args.recording, settings, profile, reading_window, journal_path,
-                  speed=None if args.fast else args.speed,
-                  sinks=[printer] if printer else []) as playback:
+    with journal_path(args.journal, "sabot-playback-", "playback.sqlite") as journal, \
+            Playback(args.recording, settings, profile, reading_window, journal,
+                     speed=None if args.fast else args.speed,
+                     sinks=[printer] if printer else []) as playback:
         if printer is not None:
             printer({"event": "new_shoe", "shoe": 1, "decks": settings["decks"],
                      "style": settings["style"]})
@@ -80,10 +79,10 @@ def run(args: argparse.Namespace) -> int:
     status, end = finish(table)
     if printer is not None and end is not None:
         printer(end)
-    print(summary + f"; journal {journal_path}", file=sys.stderr)
+    print(summary + f"; journal {journal}", file=sys.stderr)
     if expected is None:
         return status
-    difference = first_difference(expected, journal_events(journal_path))
+    difference = first_difference(expected, journal_events(journal))
     if difference is not None:
         print(f"sabot playback: differs from {args.expect}: {difference}", file=sys.stderr)
         return EXIT_DIFFERENT

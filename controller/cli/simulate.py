@@ -9,11 +9,10 @@ event lines as `sabot deal` (then a `stats` line) with --json.
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 import time
 
+from controller.cli._journal_path import journal_path
 from controller.cli._numbers import number
 
 
@@ -76,46 +75,45 @@ def run(args) -> int:
     speed = args.speed if args.speed is not None else (0.0 if args.json else 3.0)
     if speed < 0:
         raise InputError(f"--speed must be 0 or more, not {args.speed}")
-    journal_path = args.journal or os.path.join(tempfile.mkdtemp(prefix="sabot-"),
-                                                "simulate.sqlite")
-    # Before anything is written. The shoe is read by the camera path: a card it could not
-    # read is journaled as unreadable where the input has the card.
-    check_journal_continues(journal_path, observations, camera=True)
-    printer = EventPrinter(True) if args.json else None
-    with build_simulation(settings, journal_path, deck_name=args.deck, seed=args.seed,
-                          speed=speed, sink=printer, broker=broker, table_id=args.table,
-                          damage=args.damage, reader=reader) as sim:
-        if reader is not None:
-            _say_if_the_profile_reads_another_design(reader, sim.deck, args.profile)
-        # The shoe's time, from its first card: not the design's learning (once, cached) nor
-        # the start of the emulated shoe.
-        started = time.monotonic()
-        remaining = observations[len(input_steps(sim.resumed)):]
-        if sim.resumed:
-            print(f"sabot simulate: resuming after {len(sim.resumed)} journaled observations",
-                  file=sys.stderr)
+    with journal_path(args.journal, "sabot-", "simulate.sqlite") as journal:
+        # Before anything is written. The shoe is read by the camera path: a card it could not
+        # read is journaled as unreadable where the input has the card.
+        check_journal_continues(journal, observations, camera=True)
+        printer = EventPrinter(True) if args.json else None
+        with build_simulation(settings, journal, deck_name=args.deck, seed=args.seed,
+                              speed=speed, sink=printer, broker=broker, table_id=args.table,
+                              damage=args.damage, reader=reader) as sim:
+            if reader is not None:
+                _say_if_the_profile_reads_another_design(reader, sim.deck, args.profile)
+            # The shoe's time, from its first card: not the design's learning (once, cached) nor
+            # the start of the emulated shoe.
+            started = time.monotonic()
+            remaining = observations[len(input_steps(sim.resumed)):]
+            if sim.resumed:
+                print(f"sabot simulate: resuming after {len(sim.resumed)} journaled observations",
+                      file=sys.stderr)
+            if args.json:
+                if not sim.resumed:
+                    printer({"event": "new_shoe", "shoe": 1, "decks": args.decks,
+                             "style": args.style})
+                sim.dealer.play(remaining)
+            else:
+                sim.play_live(remaining, title=f"Sabot simulate - {len(observations)} tokens")
+            sim.drain()
+            table = sim.service.table
+            stats = sim.stats(wall_s=time.monotonic() - started)
+        status, end = finish(table)
         if args.json:
-            if not sim.resumed:
-                printer({"event": "new_shoe", "shoe": 1, "decks": args.decks,
-                         "style": args.style})
-            sim.dealer.play(remaining)
+            if end is not None:
+                printer(end)
+            sys.stdout.write(json.dumps({"event": "stats", **stats}) + "\n")
         else:
-            sim.play_live(remaining, title=f"Sabot simulate - {len(observations)} tokens")
-        sim.drain()
-        table = sim.service.table
-        stats = sim.stats(wall_s=time.monotonic() - started)
-    status, end = finish(table)
-    if args.json:
-        if end is not None:
-            printer(end)
-        sys.stdout.write(json.dumps({"event": "stats", **stats}) + "\n")
-    else:
-        if end is not None:
-            print(end["reason"])
-        print(f"{stats['cards']} cards, {stats['frames']} frames in {stats['wall_s']:.1f} s; "
-              f"frame-to-lamp latency p50 {stats['latency_ms_p50']} ms, "
-              f"p99 {stats['latency_ms_p99']} ms; journal {journal_path}")
-    return status
+            if end is not None:
+                print(end["reason"])
+            print(f"{stats['cards']} cards, {stats['frames']} frames in {stats['wall_s']:.1f} s; "
+                  f"frame-to-lamp latency p50 {stats['latency_ms_p50']} ms, "
+                  f"p99 {stats['latency_ms_p99']} ms; journal {journal}")
+        return status
 
 
 SAMPLED = ("AS", "7D", "10C", "KH")  # a few cards of every look: pips, a ten, a court card

@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -122,6 +123,20 @@ def test_bad_input_is_named(rig, capsys, tmp_path):
     (broken / "frames" / "000010.png").unlink()
     assert main(["playback", str(broken), "--profile", rig["profile"], *TABLE]) == 2
     assert "1 recorded frame(s) missing, the first 000010.png" in capsys.readouterr().err
+
+
+def test_a_playback_refused_leaves_no_empty_folder_behind(rig, capsys, tmp_path, monkeypatch):
+    """Without --journal a playback journals into a new temporary folder: one refused (no such
+    recording, frames missing) leaves none, one that played keeps its journal there."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert main(["playback", str(tmp_path / "none"), "--profile", rig["profile"]]) == 2
+    assert "no such recording directory" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    assert main(["playback", str(rig["recording"]), "--profile", rig["profile"], *TABLE,
+                 "--fast"]) == 3  # the order ends in a round (as deal's)
+    folders = list(tmp_path.glob("sabot-playback-*"))
+    assert len(folders) == 1 and (folders[0] / "playback.sqlite").is_file()
+    assert f"journal {folders[0] / 'playback.sqlite'}" in capsys.readouterr().err
 
 
 def test_the_summary_names_the_irregularities_with_their_rules(rig, capsys, tmp_path):

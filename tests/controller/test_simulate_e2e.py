@@ -2,6 +2,7 @@
 GPIO and journal prints exactly what `sabot deal --json` prints for the same card order."""
 
 import json
+import tempfile
 import threading
 
 import pytest
@@ -108,6 +109,23 @@ def test_a_failed_start_leaves_no_thread_or_pty_behind(tmp_path, capsys):
                      "--journal", str(journal)]) == 1
     assert "decks=8" in capsys.readouterr().err
     assert threading.active_count() == threads
+
+
+def test_a_simulation_refused_leaves_no_empty_folder_behind(tmp_path, capsys, monkeypatch):
+    """Without --journal the shoe is journaled in a new temporary folder, named at the end: a
+    design refused when the simulation starts leaves none behind."""
+    shoe, deck, temp = tmp_path / "shoe.txt", tmp_path / "deck", tmp_path / "temp"
+    shoe.write_text(SCRIPTS["cut_during_round"])
+    deck.mkdir()
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    assert main(["simulate", "--json", "--shoe", str(shoe), "--deck", str(deck)]) == 2
+    assert "lacks AS, 2S" in capsys.readouterr().err
+    assert list(temp.iterdir()) == []
+    assert main(["simulate", "--shoe", str(shoe), "--speed", "0"]) == 0
+    (folder,) = temp.iterdir()
+    assert f"journal {folder / 'simulate.sqlite'}" in capsys.readouterr().out
+    assert verify(str(folder / "simulate.sqlite")).ok
 
 
 @pytest.mark.parametrize("design", ["gnome-dondorf", "gnome-rheinland"])
