@@ -628,7 +628,8 @@ INTERIOR_CAST = 0.08  # an interior not sampled is dark grey give or take this p
 
 def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | None = None,
               progress: Progress | None = None) -> Enrolment:
-    """`views` learned per card; `held` read back per card to calibrate (by default
+    """`views` learned per card (three times that of the cards a held-back view took for
+    one another: CONFUSED_CARD_LEARNED); `held` read back per card to calibrate (by default
     HELD_VIEWS, fewer when fewer views are learned)."""
     held = min(HELD_VIEWS, max(4, views // 2)) if held is None else held
     samples = read_samples(samples_dir)
@@ -1042,7 +1043,8 @@ def _confused_cards(held_out: list[HeldOut]) -> set[str]:
 def _more_card_views(samples: Samples, cards: set[str], held: int, rng: np.random.Generator,
                      registration: Registration, counter: _Counter) -> list[_View]:
     """CONFUSED_CARD_VIEWS times `held` more held-back views of each of `cards`, numbered
-    after the `held` views each already had."""
+    after the `held` views each first had (a card learned again has its fresh held-back
+    views after these: FRESH_NUMBERS)."""
     return _more_views(samples, cards, held, held * CONFUSED_CARD_VIEWS, rng, registration,
                        counter, held=True)
 
@@ -1050,8 +1052,8 @@ def _more_card_views(samples: Samples, cards: set[str], held: int, rng: np.rando
 def _more_views(samples: Samples, names: set[str], first: int, count: int,
                 rng: np.random.Generator, registration: Registration, counter: _Counter, *,
                 held: bool = False) -> list[_View]:
-    """`count` more views of each of the classes `names` to read back, numbered from
-    `first` (after those already held back); `held` as `_envelope_view`'s."""
+    """`count` more views of each of the classes `names`, numbered from `first` (after
+    those already rendered of them, learned or held back as `held`: `_envelope_view`)."""
     jobs = [(name, source) for name in sorted(names) for source in samples.classes.get(name, ())]
     counter.total += len(jobs) * count
     out = []

@@ -128,15 +128,22 @@ def test_bad_input_is_named(rig, capsys, tmp_path):
 def test_a_playback_refused_leaves_no_empty_folder_behind(rig, capsys, tmp_path, monkeypatch):
     """Without --journal a playback journals into a new temporary folder: one refused (no such
     recording, frames missing) leaves none, one that played keeps its journal there."""
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     assert main(["playback", str(tmp_path / "none"), "--profile", rig["profile"]]) == 2
     assert "no such recording directory" in capsys.readouterr().err
-    assert list(tmp_path.iterdir()) == []
+    broken = tmp_path / "rec"
+    shutil.copytree(rig["recording"], broken)
+    (broken / "frames" / "000010.png").unlink()
+    assert main(["playback", str(broken), "--profile", rig["profile"], *TABLE]) == 2
+    assert "recorded frame(s) missing" in capsys.readouterr().err
+    assert list(temp.iterdir()) == []
     assert main(["playback", str(rig["recording"]), "--profile", rig["profile"], *TABLE,
                  "--fast"]) == 3  # the order ends in a round (as deal's)
-    folders = list(tmp_path.glob("sabot-playback-*"))
-    assert len(folders) == 1 and (folders[0] / "playback.sqlite").is_file()
-    assert f"journal {folders[0] / 'playback.sqlite'}" in capsys.readouterr().err
+    (folder,) = temp.iterdir()
+    assert (folder / "playback.sqlite").is_file()
+    assert f"journal {folder / 'playback.sqlite'}" in capsys.readouterr().err
 
 
 def test_the_summary_names_the_irregularities_with_their_rules(rig, capsys, tmp_path):

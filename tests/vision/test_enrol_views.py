@@ -33,15 +33,25 @@ def test_cards_read_as_one_another_are_learned_again_and_read_back_from_fresh_vi
     learned from CONFUSED_CARD_LEARNED times the views more, numbered after the learned ones,
     and every threshold is set by the model learned with them, on held-back views of those
     cards drawn afresh (none that chose what to learn)."""
-    first_call = iter([True])
-    real = enrol._confused_cards
-    mocker.patch.object(enrol, "_confused_cards",
-                        side_effect=lambda held: {"2C", "2S"} if next(first_call, False)
-                        else real(held))
+    mocker.patch.object(enrol, "_confused_cards", return_value={"2C", "2S"})
     more = mocker.spy(enrol, "_more_views")
     read = mocker.spy(enrol, "_read")
+    rendered = mocker.spy(enrol, "_envelope_view")
+    counted = mocker.spy(enrol._Counter, "tick")
+    totals = []
     views, held = 6, 4
-    result = enrolment(synth_faces, views=views, held=held)
+    result = enrolment(synth_faces, views=views, held=held,
+                       progress=lambda done, total: totals.append(total))
+    assert totals[-1] == counted.call_count  # the progress bar ends at its total
+    # Every view of a card is its own: none learned twice, none held back twice, (a window
+    # sample's views are made clearer by their number, learned or held: `_clearer`).
+    drawn = [(c.args[0], c.args[1], bool(c.kwargs.get("held"))) for c in rendered.call_args_list
+             if c.args[0] in ("2C", "2S")]
+    assert len(drawn) == len(set(drawn))
+    # ... those first held back (0-3), the more views of cards still confused (4-11),
+    # those drawn afresh (12-15).
+    assert sorted(n for name, n, was_held in drawn if name == "2C" and was_held) == list(
+        range(held * (1 + enrol.CONFUSED_CARD_VIEWS) + held))
 
     learned, fresh = more.call_args_list[:2]
     assert learned.args[1:4] == ({"2C", "2S"}, views + 1, enrol.CONFUSED_CARD_LEARNED * views)
