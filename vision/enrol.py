@@ -866,10 +866,10 @@ CONFUSED_SURFACE_VIEWS = 36
 CONFUSED_CARD_VIEWS = 2
 # Before that, such cards are learned from this many times the views learned more, and
 # read back from held views drawn afresh, numbered from this many times the views held (after
-# the CONFUSED_CARD_VIEWS more). Of six invented designs whose card floor one held-back
+# the CONFUSED_CARD_VIEWS more). Of the invented designs whose card floor one held-back
 # view had set (`bench.vision --invent`), an ExtraLight sans serif read 85.4% of its faces
-# with none more learned, 97.1% with one time more, 98.3% with two; four times read no more
-# and made a silent error.
+# with none more learned, 97.1% with one time more, 98.3% with two; four times read less on
+# three of four designs tried, and one made a silent error.
 CONFUSED_CARD_LEARNED = 2
 FRESH_NUMBERS = 1 + CONFUSED_CARD_VIEWS
 SLIDING_VIEWS = 12  # held-back views of each card sliding past the window
