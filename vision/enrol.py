@@ -592,6 +592,8 @@ class Enrolment:
     suit_stopped: int = 0  # held-back cards read wrong that the suit check stops
     # Of the backs, cut cards and empty windows held back, the share of each read as it.
     surfaces_read: dict[str, float] = field(default_factory=dict)
+    # The cards a held-back view took for another, learned again from more views.
+    relearned: tuple[str, ...] = ()
 
 
 def enrol(samples_dir: str | Path, notes: list[str] | None = None, **options) -> Profile:
@@ -741,7 +743,8 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     )
     return Enrolment(profile, notes, held_out, nominal, gate_share, accept["suit"].wrong,
                      {kind: accept[f"surface:{kind}"].accepted for kind in SURFACE_KINDS
-                      if accept[f"surface:{kind}"].views})
+                      if accept[f"surface:{kind}"].views},
+                     tuple(code for code in cards if code in hard))
 
 
 @dataclass(eq=False)

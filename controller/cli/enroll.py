@@ -18,7 +18,7 @@ from controller.errors import InputError
 from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
 from controller.service.recording import open_recording
 from vision.cards import SURFACE_KINDS, SURFACE_PLURALS
-from vision.enrol import NO_EMPTY_NOTE, TRAIN_VIEWS, enrolment
+from vision.enrol import CONFUSED_CARD_LEARNED, NO_EMPTY_NOTE, TRAIN_VIEWS, enrolment
 from vision.profile import save_profile
 
 
@@ -150,6 +150,12 @@ def _enrol(args, samples_dir: str) -> int:
           f"confidence (similarity >= {least_score:.2f}, lead >= {least_margin:.2f}); "
           f"{p.held_wrong} read wrong before the thresholds, none by the reader; "
           f"margin found {p.separation:+.2f}", file=sys.stderr)
+    if result.relearned:
+        print(f"learned again from {1 + CONFUSED_CARD_LEARNED} times the views: "
+              f"{len(result.relearned)} cards held-back views took for one another "
+              f"({' '.join(result.relearned)})", file=sys.stderr)
+    else:
+        print("no held-back view of a card was taken for another card", file=sys.stderr)
     x, y, w, h = p.suit_place
     print(f"suit check: where the design prints its suit ({w:.0f} x {h:.0f} px at {x:.0f}, "
           f"{y:.0f} in the index zone), the suit read must lead the other three by "

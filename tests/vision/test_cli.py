@@ -132,6 +132,10 @@ def test_enroll_from_whole_faces_draws_a_sheet_and_reports_the_calibration(
     err = capsys.readouterr().err
     assert "enrolled 52 cards and back, cut, empty" in err
     assert "held-back views:" in err and "margin found" in err
+    # Which cards were learned again, taken for one another in held-back views (or none).
+    assert re.search(r"learned again from 3 times the views: \d+ cards held-back views took "
+                     r"for one another \(([2-9AJQK]|10)[CDHS]( ([2-9AJQK]|10)[CDHS])*\)"
+                     r"|no held-back view of a card was taken for another card", err)
     # Where the design prints its suit, and what the suit check stops.
     assert re.search(r"suit check: where the design prints its suit \(\d+ x \d+ px at \d+, "
                      r"\d+ in the index zone\), the suit read must lead the other three by "

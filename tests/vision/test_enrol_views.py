@@ -43,6 +43,7 @@ def test_cards_read_as_one_another_are_learned_again_and_read_back_from_fresh_vi
     result = enrolment(synth_faces, views=views, held=held,
                        progress=lambda done, total: totals.append(total))
     assert totals[-1] == counted.call_count  # the progress bar ends at its total
+    assert result.relearned == ("2C", "2S")  # `sabot enroll` names them
     # Every view of a card is its own: none learned twice, none held back twice, (a window
     # sample's views are made clearer by their number, learned or held: `_clearer`).
     drawn = [(c.args[0], c.args[1], bool(c.kwargs.get("held"))) for c in rendered.call_args_list
