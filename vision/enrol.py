@@ -665,7 +665,6 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     learned = _views(samples, views, np.random.default_rng(SEED), counter, registration,
                      learned=views)
     taught = _learn_cards(learned, cards)
-    classes = taught.classes
     kinds = tuple(k for k in ("face", *NOT_CARDS)
                   if k == "face" or any(_kind(v.truth) == k for v in learned))
     # Every card teaches the kind "face", but a few views each are plenty.
@@ -720,7 +719,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     # a thin tail too.
     held_out += read_back(_more_card_views(samples, _confused_cards(held_out), held, held_rng,
                                            registration, counter), taught)
-    accept = _calibrate(held_out, notes, pairs, classes)
+    accept = _calibrate(held_out, notes, pairs, taught.classes)
     gate, gate_share = _learn_gate(learned, held_out)
     counter.finish()
     card = accept["pair"]  # the card stage's figures, with the pairs' rescues

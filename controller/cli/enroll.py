@@ -56,8 +56,9 @@ def register(subparsers) -> None:
                         "recording in DIR (to look at, or to enrol again without it)")
     parser.add_argument("--out", required=True, metavar="PROFILE", help="profile file to write")
     parser.add_argument("--views", type=_views, default=TRAIN_VIEWS, metavar="N",
-                        help=f"views learned per card (default {TRAIN_VIEWS}, three times that "
-                        "of cards that held-back views took for one another; fewer is faster, "
+                        help=f"views learned per card (default {TRAIN_VIEWS}; "
+                        f"{1 + CONFUSED_CARD_LEARNED} times that of cards that held-back views "
+                        "took for one another; fewer is faster, "
                         "with fewer views of cards sliding and passing as well, and reads "
                         "fewer cards with confidence)")
     parser.add_argument("--sheet", metavar="PNG", help="also draw a contact sheet: what was "

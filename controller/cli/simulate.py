@@ -102,18 +102,18 @@ def run(args) -> int:
             sim.drain()
             table = sim.service.table
             stats = sim.stats(wall_s=time.monotonic() - started)
-        status, end = finish(table)
-        if args.json:
-            if end is not None:
-                printer(end)
-            sys.stdout.write(json.dumps({"event": "stats", **stats}) + "\n")
-        else:
-            if end is not None:
-                print(end["reason"])
-            print(f"{stats['cards']} cards, {stats['frames']} frames in {stats['wall_s']:.1f} s; "
-                  f"frame-to-lamp latency p50 {stats['latency_ms_p50']} ms, "
-                  f"p99 {stats['latency_ms_p99']} ms; journal {journal}")
-        return status
+    status, end = finish(table)
+    if args.json:
+        if end is not None:
+            printer(end)
+        sys.stdout.write(json.dumps({"event": "stats", **stats}) + "\n")
+    else:
+        if end is not None:
+            print(end["reason"])
+        print(f"{stats['cards']} cards, {stats['frames']} frames in {stats['wall_s']:.1f} s; "
+              f"frame-to-lamp latency p50 {stats['latency_ms_p50']} ms, "
+              f"p99 {stats['latency_ms_p99']} ms; journal {journal}")
+    return status
 
 
 SAMPLED = ("AS", "7D", "10C", "KH")  # a few cards of every look: pips, a ten, a court card
