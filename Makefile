@@ -64,7 +64,7 @@ faults: $(STAMP)
 	$(BIN)/python -m bench.faults --out RELIABILITY.md
 
 bench: $(STAMP) $(MOSQUITTO)
-	for b in engine link vision surfaces surrounds passages resize e2e playback monitor startup; do echo "== bench.$$b"; $(BIN)/python -m bench.$$b || exit 1; done
+	for b in engine link vision surfaces surrounds gate passages resize e2e playback monitor startup; do echo "== bench.$$b"; $(BIN)/python -m bench.$$b || exit 1; done
 	echo "== bench.vision --invent 12 (designs the reader was never developed on)"
 	$(BIN)/python -m bench.vision --invent 12
 	echo "== bench.passages --face-up (every card face up past a shoe's two cameras)"

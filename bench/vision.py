@@ -73,10 +73,12 @@ def solid_colour(rng: np.random.Generator) -> tuple[int, int, int]:
 
 
 def enrolment_dir(deck_dir: Path, out: Path, cut_colour: tuple[int, int, int]) -> Path:
-    """The design's own folder of whole faces, plus a cut card sample of one colour."""
+    """The design's own folder of whole faces, plus a cut card sample of one colour (in
+    place of any the folder has: written through its link, it would overwrite the design's)."""
     out.mkdir(parents=True, exist_ok=True)
     for file in deck_dir.glob("*.png"):
-        (out / file.name).symlink_to(file.resolve())
+        if not file.stem.lower().startswith("cut"):
+            (out / file.name).symlink_to(file.resolve())
     cv2.imwrite(str(out / "cut.png"), draw_cut(cut_colour))
     return out
 
