@@ -674,7 +674,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
                              discriminate=False, weights=kind_weights())
     # Every view, those nearest another kind's too (`Model.learn` drops them for reading):
     # a dark cut card like the shoe's interior is what the surfaces' directions are for.
-    glances, glanced, glanced_gates = _surface_glances(samples,
+    glances, glanced = _surface_glances(samples,
                                         SURFACE_GLANCES * min(views, TRAIN_VIEWS) // TRAIN_VIEWS,
                                         np.random.default_rng(SEED + 2), counter)
     kind_pairs = pairs_of(
@@ -720,8 +720,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     held_out += read_back(_more_card_views(samples, _confused_cards(held_out), held, held_rng,
                                            registration, counter), taught)
     accept = _calibrate(held_out, notes, pairs, taught.classes)
-    gate, gate_share = _learn_gate(learned, held_out, glanced_gates[
-        [name != "empty" for name in glanced]])
+    gate, gate_share = _learn_gate(learned, held_out)
     counter.finish()
     card = accept["pair"]  # the card stage's figures, with the pairs' rescues
     profile = Profile(
@@ -780,25 +779,16 @@ def _learn_cards(learned: list[_View], cards: tuple[str, ...]) -> _Cards:
     return _Cards(model, classes, likeness, learn_pairs(model, len(cards)), suits)
 
 
-def _learn_gate(learned: list[_View], held_out: list[HeldOut],
-                glanced: np.ndarray) -> tuple[EmptyGate, float]:
+def _learn_gate(learned: list[_View], held_out: list[HeldOut]) -> tuple[EmptyGate, float]:
     """The empty-window gate (`vision.gate`) of the learned empty windows, kept away from
     every other view enrolment rendered, learned or held back, but for those the reader may
     read as empty at no cost (a blank face, a card sliding past: nothing to read there); and
-    the share of the held-back empty windows it lets through. `glanced`: the gate vectors of
-    the backs' and cut cards' views rendered for the surfaces' directions, learned too.
-
-    Those are three times the backs' and cut cards' learned views: the clearance is set by
-    the held-back view farthest from every learned one, and one of gnome-tigullio's olive
-    cut card, far from the 241 learned, set it at 3.15 (the least 1.0) and let 15% of fresh
-    empty windows through; among 841, at 2.38 with the room now two times, 70%
-    (docs/vision.md)."""
+    the share of the held-back empty windows it lets through."""
     def vectors(windows: list[np.ndarray]) -> np.ndarray:
         return np.array([gate_vector(thumbnail(to_window(w))) for w in windows]).reshape(-1, 6)
 
     empty = vectors([v.window for v in learned if v.truth == "empty"])
-    others = np.vstack([vectors([v.window for v in learned if v.truth not in ("empty", BLANK)]),
-                        glanced.reshape(-1, 6)])
+    others = vectors([v.window for v in learned if v.truth not in ("empty", BLANK)])
     held = vectors([h.window for h in held_out
                     if h.truth not in ("empty", BLANK) and not h.sliding])
     gate = learn_gate(empty, others, held)
@@ -1011,24 +1001,21 @@ def _envelope_window(name: str, number: int, source: Source, rng: np.random.Gene
 
 
 def _surface_glances(samples: Samples, count: int, rng: np.random.Generator,
-                     counter: _Counter) -> tuple[np.ndarray, list[str], np.ndarray]:
+                     counter: _Counter) -> tuple[np.ndarray, list[str]]:
     """The glances (`kind_vector`) of `count` more envelope views of each back, cut card
     and empty window sample, for the surfaces' directions alone (`kind_pairs`): a glance
     costs a tenth of a whole view, and two hundred views of each surface left the
-    direction between a dark cut card and the interior a third too short. And each view's
-    `gate_vector`, for the empty-window gate (`_learn_gate`)."""
+    direction between a dark cut card and the interior a third too short."""
     jobs = [(name, source) for name in SURFACE_KINDS for source in samples.classes.get(name, ())]
     counter.total += len(jobs) * count
-    glances, names, gates = [], [], []
+    glances, names = [], []
     for name, source in jobs:
         for k in range(count):
             window = _envelope_window(name, GLANCE_NUMBERS + k, source, rng, False, False)
             glances.append(kind_vector(prepare(to_window(window, averaged=True))))
-            gates.append(gate_vector(thumbnail(to_window(window))))
             names.append(name)
             counter.tick()
-    return (np.array(glances, np.float32).reshape(len(names), -1), names,
-            np.array(gates, np.float64).reshape(len(names), 6))
+    return np.array(glances, np.float32).reshape(len(names), -1), names
 
 
 def _clearer(name: str, number: int, held: bool) -> float:

@@ -31,10 +31,7 @@ import numpy as np
 REACH = 1.1
 # The clearance: this many times the farthest any held-back view of something else lay from
 # its nearest learned one, and never less than MIN_CLEARANCE (in the empty windows' spreads).
-# Two since enrolment learns the backs' and cut cards' glance views too (`enrol._learn_gate`):
-# among those the farthest held-back view lies nearer, and with 1.5 one fresh view of a dark
-# olive cut card in 2,000 came through (`bench.gate`).
-ROOM, MIN_CLEARANCE = 2.0, 1.0
+ROOM, MIN_CLEARANCE = 1.5, 1.0
 # Spread (grey levels squared) added to each number's variance: a flat synthetic interior
 # has none, and a camera's noise is never less.
 NOISE = 1.0

@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision import enrol
 from vision.cards import ALL_CARDS
 from vision.decks import draw_cut
 from vision.enrol import enrolment
@@ -81,31 +80,6 @@ def test_a_dark_brown_cut_card_never_passes_the_gate_and_the_empty_shoe_still_do
     passing = gate.passing(views(EMPTY)).mean()
     assert passing >= 0.8 or (gate.reach > 0 and passing == 0
                               and gate.clearance >= gate.reach)
-
-
-def test_the_gate_learns_the_backs_and_cut_cards_views_rendered_for_their_directions_too(
-        tmp_path, synth_deck, mocker):
-    """Enrolment renders 600 more views of each back, cut card and empty window for the
-    surfaces' directions (`enrol._surface_glances`); the gate learns those of the backs and
-    cut cards as well (gnome-tigullio's clearance, set by one lonely held-back cut card
-    view, fell from 3.15 to 1.79). More learned views can only bring each held-back view
-    nearer one: the clearance never widens. The empty windows among them are not learned:
-    the reach would follow the farthest."""
-    glances = mocker.spy(enrol, "_surface_glances")
-    learned = mocker.spy(enrol, "learn_gate")
-    deck = dataclasses.replace(synth_deck, cards={**synth_deck.cards,
-                                                  "CUT": draw_cut((25, 45, 80))})
-    enrolment(write_samples(deck, tmp_path / "samples"), views=4)
-    _, names, vectors = glances.spy_return
-    empty, others, held = learned.call_args.args
-    surfaces = vectors[[name != "empty" for name in names]]
-    assert {"back", "cut"} <= set(names) and len(surfaces) == sum(n != "empty" for n in names)
-    assert np.array_equal(others[-len(surfaces):], surfaces)
-    assert not any(np.array_equal(row, v) for row in empty
-                   for v in vectors[[n == "empty" for n in names]][:20])
-    without = learn_gate(empty, others[:-len(surfaces)], held)
-    assert learned.spy_return.clearance <= without.clearance
-    assert learned.spy_return.reach == without.reach
 
 
 _cloud = st.tuples(st.integers(0, 2**32 - 1), st.floats(0.0, 12.0), st.integers(0, 80))
