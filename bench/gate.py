@@ -63,9 +63,14 @@ def gate_colours(design: Path, colours: int, per_colour: int, dark: bool, seed: 
         colour = dark_colour(draw) if dark else solid_colour(draw)
         # A deck of its own per colour: the renderer keeps each deck's cards once drawn.
         deck = dataclasses.replace(base, cards={**base.cards, "CUT": draw_cut(colour)})
+        # The enrolment, most of each colour's time, on a bar of its own while it lasts.
+        views_task = progress.add_task(f"  enrolling with {colour}", total=None)
         with tempfile.TemporaryDirectory() as tmp:
-            enrolled = enrolment(enrolment_dir(design, Path(tmp) / "samples", colour),
-                                 views=views)
+            enrolled = enrolment(
+                enrolment_dir(design, Path(tmp) / "samples", colour), views=views,
+                progress=lambda done, total, bar=views_task: progress.update(
+                    bar, completed=done, total=total))
+        progress.remove_task(views_task)
         progress.advance(task)
         gate = enrolled.profile.gate
         rng = np.random.default_rng((design_seed(seed, design.name), number))

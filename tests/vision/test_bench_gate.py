@@ -16,7 +16,7 @@ def test_each_colour_is_enrolled_and_its_cut_cards_backs_and_empty_windows_count
     with Progress(disable=True) as progress:
         rows = gate_colours(synth_faces, colours=2, per_colour=20, dark=True, seed=5,
                             progress=progress, views=4)
-        (task,) = progress.tasks
+        (task,) = progress.tasks  # each enrolment's own bar is gone once it is done
         assert task.completed == task.total == 2 * (1 + 20 + 2 + 2)
     assert len({row["colour"] for row in rows}) == 2
     for row in rows:
