@@ -28,6 +28,7 @@ from rich.table import Table
 
 from bench.invent import hsv_colour
 from bench.vision import (
+    DARK_VALUES,
     add_design_choice,
     chosen_designs,
     design_seed,
@@ -45,7 +46,7 @@ from vision.tuning import tune_for_reading
 def dark_colour(rng: np.random.Generator) -> tuple[int, int, int]:
     """A cut card's colour near the shoe's interior: any hue and saturation, value 20-89."""
     return hsv_colour(int(rng.integers(0, 180)), int(rng.integers(0, 256)),
-                      int(rng.integers(20, 90)))
+                      int(rng.integers(*DARK_VALUES)))
 
 
 def gate_colours(design: Path, colours: int, per_colour: int, dark: bool, seed: int,

@@ -63,12 +63,16 @@ def design_seed(seed: int, name: str) -> int:
     return seed + zlib.crc32(name.encode()) % 10_000
 
 
+# A dark cut card's value (HSV, the end left out): about the shoe's interior (`bench.gate`).
+DARK_VALUES = (20, 90)
+
+
 def solid_colour(rng: np.random.Generator) -> tuple[int, int, int]:
     """A cut card's colour: any hue, saturated or dark, never paper white (a white cut card
     is a blank face: see docs/vision.md)."""
     hue = int(rng.integers(0, 180))
     saturation, value = (int(rng.integers(130, 256)), int(rng.integers(60, 256))) \
-        if rng.random() < 0.8 else (int(rng.integers(0, 256)), int(rng.integers(20, 90)))
+        if rng.random() < 0.8 else (int(rng.integers(0, 256)), int(rng.integers(*DARK_VALUES)))
     return hsv_colour(hue, saturation, value)
 
 
