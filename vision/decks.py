@@ -239,6 +239,9 @@ def load_deck(path: str | None = None) -> Deck:
     directory = Path(path) if path else decks_root() / SHARED_DECK_NAME
     if path and not directory.is_dir() and (decks_root() / path).is_dir():
         directory = decks_root() / path  # a shared design by its name: --deck gnome-berlin
+    if directory.is_file():
+        raise DeckError(f"deck directory {directory}: a file; give the directory of the "
+                        "design's faces it is in")
     if not directory.is_dir():
         where = (f"nor a design in {decks_root()}" if path else "the shared designs are "
                  "looked for in $SABOT_DECKS, else shared/decks beside the repository")

@@ -1127,5 +1127,10 @@ def _check_complete(samples: Samples) -> None:
     if missing:
         listed = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more"
                                             if len(missing) > 12 else "")
+        # The files skipped for their names are the likeliest missing cards (ASpades.png):
+        # their notes are not printed when enrolment stops here.
+        skipped = (f"; skipped, their names no card code: {', '.join(samples.skipped[:6])}"
+                   + (f" and {len(samples.skipped) - 6} more" if len(samples.skipped) > 6
+                      else "") if samples.skipped else "")
         raise EnrolmentError(f"{samples.directory}: no sample of {listed} (every one of the "
-                             "52 cards needs one)")
+                             f"52 cards needs one{skipped})")

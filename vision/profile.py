@@ -218,10 +218,20 @@ def save_profile(profile: Profile, path: str | Path) -> Path:
 
 def load_profile(path: str | Path) -> Profile:
     file = Path(path)
+    if file.is_dir():
+        raise ProfileError(f"{file}: a directory, not a profile (give the .npz file "
+                           "`sabot enroll --out` wrote)")
     if not file.is_file():
         raise ProfileError(f"{file}: no such profile (make one with `sabot enroll`)")
     try:
-        with np.load(file, allow_pickle=False) as data:
+        loaded = np.load(file, allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):  # one array (.npy), not an archive
+            raise ProfileError(f"{file}: not a Sabot profile (one array, not the archive of "
+                               "arrays `sabot enroll` writes)")
+        with loaded as data:
+            if "version" not in data.files:
+                raise ProfileError(f"{file}: not a Sabot profile (an archive of arrays, but "
+                                   "without the version every profile has)")
             raw_version = data["version"]
             try:
                 version = int(raw_version)
@@ -252,9 +262,11 @@ def load_profile(path: str | Path) -> Profile:
             tokenize.TokenError, zipfile.BadZipFile, zlib.error, EOFError) as error:
         if isinstance(error, ProfileError):
             raise
-        # numpy's own words for a file of Python objects advise loading it unsafely.
+        # numpy's own words name its internals (a file of Python objects, they even advise
+        # loading it unsafely): the user is told what the file is not, and the damage.
         detail = ("not an archive of arrays, as `sabot enroll` writes"
-                  if "pickle" in str(error) else str(error))
+                  if "pickle" in str(error) else "a damaged or cut-short archive"
+                  if isinstance(error, zipfile.BadZipFile | EOFError) else f"damaged: {error}")
         raise ProfileError(f"{file}: not a Sabot profile ({detail})") from None
     _check(file, arrays, scalars)
     if tuple(str(s) for s in stages) != STAGES or thresholds.shape != (len(STAGES), 2):

@@ -89,6 +89,7 @@ class Samples:
     jokers: list[Source] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     whole_faces: int = 0
+    skipped: list[str] = field(default_factory=list)  # file names that say no class
 
     @property
     def cards(self) -> list[str]:
@@ -111,6 +112,7 @@ def read_samples(samples_dir: str | Path) -> Samples:
         if not kind:
             samples.notes.append(f"{file.name}: not a card code (AS, 10H, TD...) nor back*, "
                                  "cut*, empty*, joker*: skipped")
+            samples.skipped.append(file.name)
             continue
         image = read_image(file, keep_alpha=True)
         taken.append((file, kind, image, is_whole_face(image)))
@@ -140,4 +142,14 @@ def read_samples(samples_dir: str | Path) -> Samples:
                                  "something to read as unknown (which halts the table)")
         else:
             samples.classes.setdefault(kind, []).append(source)
+    # Two files of one card (QS.png and qs.PNG, a copy left beside a retake) are both
+    # learned, as a card's several samples are: said, in case one was not meant to be.
+    names: dict[str, list[str]] = {}
+    for file, kind, _, _ in taken:
+        if card(kind):
+            names.setdefault(kind, []).append(file.name)
+    for kind, files in names.items():
+        if len(files) > 1:
+            samples.notes.append(f"{kind}: {len(files)} samples ({', '.join(files)}), all "
+                                 "learned: remove any not meant to be one")
     return samples

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from contract import JOKER
-from vision.cards import BLANK
+from vision.cards import ALL_CARDS, BLANK
 from vision.errors import EnrolmentError
 from vision.geometry import WINDOW_H, WINDOW_W
 from vision.imageio import write_image
@@ -72,11 +72,19 @@ def problem_label(truth: str, said: str) -> str:
     return truth if said == "unknown" else f"{truth}>{said}"
 
 
+def sheet_order(names) -> list[str]:
+    """The enrolled classes as the sheet shows them: the cards a suit a row (13 columns) in
+    rank order, ace first, then the rest as they came (a samples folder's file names put
+    10C before 2C, and the aces after the nines)."""
+    rank = {code: k for k, code in enumerate(ALL_CARDS)}
+    return sorted(names, key=lambda name: rank.get(name, len(rank)))
+
+
 def write_sheet(enrolment, path: str | Path) -> Path:
     """A PNG: every enrolled class's nominal window, then up to MAX_PROBLEMS held-back views
     that were read wrong (red: the reading) or not accepted (orange)."""
-    enrolled = _grid([_tile(window, name, (0, 0, 0))
-                      for name, window in enrolment.nominal.items()])
+    enrolled = _grid([_tile(enrolment.nominal[name], name, (0, 0, 0))
+                      for name in sheet_order(enrolment.nominal)])
     problems = [_tile(held.window, problem_label(truth, said),
                       (0, 140, 255) if said == "unknown" else (0, 0, 220))
                 for held, truth, said in misread(enrolment, MAX_PROBLEMS)]

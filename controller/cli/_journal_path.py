@@ -8,12 +8,15 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
+from controller.errors import InputError
+
 
 @contextmanager
 def journal_path(given: str | None, prefix: str, name: str) -> Iterator[str]:
     """`given`, or `name` in a new temporary folder (`prefix`...), which is removed again if
     nothing was journaled there: a command refused for its input leaves no empty folder."""
     if given:
+        check_journal_argument(given)
         yield given
         return
     folder = tempfile.mkdtemp(prefix=prefix)
@@ -29,3 +32,14 @@ def journal_path(given: str | None, prefix: str, name: str) -> Iterator[str]:
     finally:
         with suppress(OSError):  # not empty: the journal is the command's result, kept
             os.rmdir(folder)
+
+
+def check_journal_argument(given: str) -> None:
+    """A --journal that names no file in an existing folder is the user's mistake, said as
+    one (exit 2) before anything starts: the journal's own "cannot open the journal for
+    writing" (exit 1) is for storage that fails under a table."""
+    folder = os.path.dirname(given) or "."
+    if os.path.isdir(given):
+        raise InputError(f"--journal {given}: a directory; give a file name in it")
+    if not os.path.isdir(folder):
+        raise InputError(f"--journal {given}: no such directory {folder}")

@@ -47,10 +47,12 @@ def run(args) -> int:
                 printer(event)
         return _close(table, printer)
     # Only with a journal: `sabot deal` on its own starts in a few tens of milliseconds.
+    from controller.cli._journal_path import check_journal_argument  # noqa: PLC0415
     from controller.journal.replay import check_journal_continues  # noqa: PLC0415
     from controller.journal.store import Journal  # noqa: PLC0415
     from controller.service.table_service import TableService  # noqa: PLC0415
 
+    check_journal_argument(args.journal)
     check_journal_continues(args.journal, [step.observation for step in steps])
     with Journal(args.journal) as journal:
         service = TableService(journal, settings)

@@ -79,8 +79,12 @@ def _views(text: str) -> int:
 
 
 def run(args) -> int:
-    if (args.samples_dir is None) == (args.recording is None):
-        raise InputError("give either SAMPLES_DIR or --recording REC (not both)")
+    if args.samples_dir is None and args.recording is None:
+        raise InputError("give SAMPLES_DIR (a folder of samples) or --recording REC (a "
+                         "recording of `sabot record`)")
+    if args.samples_dir is not None and args.recording is not None:
+        raise InputError(f"give either SAMPLES_DIR ({args.samples_dir}) or --recording "
+                         f"({args.recording}), not both")
     # Before the enrolment's minute, not after it.
     _check_writable("--out", args.out)
     if args.sheet:
@@ -147,7 +151,7 @@ def _enrol(args, samples_dir: str) -> int:
     print(f"enrolled {len(p.likeness)} cards and {', '.join(kinds)} in "
           f"{time.perf_counter() - start:.1f} s -> {args.out}", file=sys.stderr)
     least_score, least_margin = p.thresholds["card"]
-    print(f"held-back views: {p.held_accepted:.1%} of {p.held_views} cards read with "
+    print(f"held-back views: {p.held_accepted:.1%} of {p.held_views} views of cards read with "
           f"confidence (similarity >= {least_score:.2f}, lead >= {least_margin:.2f}); "
           f"{p.held_wrong} read wrong before the thresholds, none by the reader; "
           f"margin found {p.separation:+.2f}", file=sys.stderr)
@@ -158,8 +162,9 @@ def _enrol(args, samples_dir: str) -> int:
     else:
         print("no held-back view of a card was taken for another card", file=sys.stderr)
     x, y, w, h = p.suit_place
-    print(f"suit check: where the design prints its suit ({w:.0f} x {h:.0f} px at {x:.0f}, "
-          f"{y:.0f} in the index zone), the suit read must lead the other three by "
+    print(f"suit check: where the design prints its suit (a box {w:.0f} x {h:.0f} px, "
+          f"{x:.0f} px in from the index zone's left and {y:.0f} down from its top), the suit "
+          f"read must lead the other three by "
           f"{p.thresholds['suit'][0]:+.2f}; it stops {result.suit_stopped} held-back cards "
           "read wrong", file=sys.stderr)
     if result.surfaces_read:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
+from math import ceil
 
 from rich.console import Console
 from rich.table import Table
 
+from controller.errors import InputError
+from vision.geometry import WINDOW_H, WINDOW_W
 from vision.imageio import read_image
 from vision.profile import load_profile
 from vision.reader import Reader
@@ -52,6 +55,14 @@ def run(args) -> int:
     return 0
 
 
+# A window smaller than this share of the nominal size each way shows no index to read: a
+# 1 x 1 image, resized, is one even colour, and was read as the empty shoe with confidence.
+LEAST_SHARE = 0.25
+# A window's width over its height is about the nominal window's: a camera's whole frame (4:3,
+# 16:9) is not one, and its index, if any, is a small part of it.
+ASPECT_REACH = 1.5
+
+
 def _window(path: str):
     """The reading window in the image at `path`: the image itself, or, for a whole card
     face (a new user's first try: read one of the faces just enrolled), the window cut from
@@ -61,4 +72,15 @@ def _window(path: str):
         print(f"note: {path}: a whole card (a face or a back, as a deck's artwork ships); its "
               "reading window is cut from it as `sabot enroll` cuts it", file=sys.stderr)
         return sample_window(image)
+    height, width = image.shape[:2]
+    if width < LEAST_SHARE * WINDOW_W or height < LEAST_SHARE * WINDOW_H:
+        raise InputError(f"{path}: {width} x {height} px, too small to be a reading window "
+                         f"(nominal {WINDOW_W} x {WINDOW_H}; at least "
+                         f"{ceil(LEAST_SHARE * WINDOW_W)} x {ceil(LEAST_SHARE * WINDOW_H)})")
+    aspect = (width / height) / (WINDOW_W / WINDOW_H)
+    if not 1 / ASPECT_REACH <= aspect <= ASPECT_REACH:
+        print(f"note: {path}: {width} x {height} px is not a reading window's shape (about "
+              f"{WINDOW_W} x {WINDOW_H}): read as one all the same, squeezed to it. A whole "
+              "camera frame? `sabot calibrate` finds the window in one, and `sabot run` cuts "
+              "it from every frame", file=sys.stderr)
     return read_image(path)  # as a window has always been read (a 16-bit one scaled so)

@@ -37,7 +37,8 @@ def register(subparsers) -> None:
     parser.add_argument("--profile", metavar="PROFILE", help="read the design with this "
                         "profile of `sabot enroll` instead of learning it here: the shoe then "
                         "proves the profile a table would use (one enrolled without a cut "
-                        "card halts at the cut card, as a table would)")
+                        "card halts at the cut card, as a table would: warned of before the "
+                        "shoe starts, as is one that reads few of the design's cards)")
     parser.add_argument("--journal", metavar="PATH", help="journal file; if it already holds "
                         "the start of the same shoe (an interrupted run), dealing resumes after "
                         "it; default: a new file in a temporary folder")
@@ -116,17 +117,29 @@ def run(args) -> int:
     return status
 
 
-SAMPLED = ("AS", "7D", "10C", "KH")  # a few cards of every look: pips, a ten, a court card
+# Of a design's cards shown in place, a profile of another design reads some all the same
+# (the same index letters): four sampled cards of gnome-berlin all read with gnome-orell's,
+# and its shoe halted at the first card it could not. Fewer than this share read: warned.
+LEAST_READ = 0.9
 
 
 def _say_if_the_profile_reads_another_design(reader, deck, profile: str) -> None:
-    """A profile shown a design it was not enrolled from reads every card unreadable: say
-    why before the shoe halts at its first card, from a few of the design's cards in place."""
-    from vision.synth import render_window  # noqa: PLC0415 - only with --profile
+    """A profile shown a design it was not enrolled from leaves cards unreadable, and one
+    enrolled without the shoe's cut card leaves that unreadable: say which before the shoe
+    halts there, from every card of the design and its cut card in place (a fifth of a
+    second)."""
+    from vision.cards import ALL_CARDS  # noqa: PLC0415 - only with --profile
+    from vision.synth import render_window  # noqa: PLC0415
 
-    read = sum(reader.read(render_window(deck, code)).card == code for code in SAMPLED)
-    if read < len(SAMPLED) - 1:
-        print(f"sabot simulate: warning: {profile} reads {read} of {len(SAMPLED)} cards of the "
-              f"{deck.name} design shown in place: is it that design's profile? (--deck DIR "
-              "shows the design it was enrolled from; without --deck, the built-in one)",
-              file=sys.stderr)
+    read = sum(reader.read(render_window(deck, code)).card == code for code in ALL_CARDS)
+    if read < LEAST_READ * len(ALL_CARDS):
+        print(f"sabot simulate: warning: {profile} reads {read} of the {len(ALL_CARDS)} cards "
+              f"of the {deck.name} design shown in place: is it that design's profile? "
+              "(--deck DIR shows the design it was enrolled from; without --deck, the "
+              "built-in one)", file=sys.stderr)
+    cut = reader.read(render_window(deck, "CUT"))
+    if cut.kind != "cut":
+        what = cut.reason if cut.kind == "unknown" else f"read as {cut.card or cut.kind}"
+        print(f"sabot simulate: warning: {profile} does not read the shoe's cut card in place "
+              f"({what}): the table halts when it comes (enrol the cut card the shoe deals: "
+              "a cut*.png sample)", file=sys.stderr)

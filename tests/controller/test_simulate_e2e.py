@@ -111,6 +111,23 @@ def test_a_failed_start_leaves_no_thread_or_pty_behind(tmp_path, capsys):
     assert threading.active_count() == threads
 
 
+@pytest.mark.parametrize("command", [["deal"], ["simulate", "--decks", "1", "--json"]])
+def test_a_journal_path_in_no_folder_is_the_users_mistake(command, tmp_path, capsys,
+                                                            monkeypatch):
+    """Exit 2, said before anything starts, as every other bad path (it was 1, the status of
+    storage that fails under a running table)."""
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    missing = tmp_path / "none" / "j.sqlite"
+    assert main([*command, "--journal", str(missing)]) == 2
+    assert f"--journal {missing}: no such directory {tmp_path / 'none'}" in (
+        capsys.readouterr().err)
+    assert main([*command, "--journal", str(tmp_path)]) == 2
+    assert f"--journal {tmp_path}: a directory; give a file name in it" in (
+        capsys.readouterr().err)
+
+
 def test_a_simulation_refused_leaves_no_empty_folder_behind(tmp_path, capsys, monkeypatch):
     """Without --journal the shoe is journaled in a new temporary folder, named at the end: a
     design refused when the simulation starts leaves none behind."""
@@ -162,8 +179,29 @@ def test_a_profile_shown_another_design_is_said_to_be_perhaps_not_its_own(capsys
     assert main([*args, "--deck", "vector-playing-cards"]) == 4  # halted: unreadable
     err = capsys.readouterr().err
     assert f"warning: {profile} reads " in err
-    assert "of 4 cards of the vector-playing-cards design shown in place: is it that " \
+    assert "of the 52 cards of the vector-playing-cards design shown in place: is it that " \
         "design's profile?" in err
+
+
+def test_a_profile_that_does_not_read_the_shoes_cut_card_is_warned_of(capsys):
+    """The shoe halts at its cut card, unreadable, with nothing said before of why (a new
+    user's profile enrolled without the cut card)."""
+    from dataclasses import replace
+
+    from controller.cli.simulate import _say_if_the_profile_reads_another_design
+    from controller.sim.setup import enrolled_reader
+    from vision.decks import draw_cut, synthetic_deck
+
+    deck = synthetic_deck()
+    reader = enrolled_reader(deck)
+    _say_if_the_profile_reads_another_design(reader, deck, "p.npz")
+    assert capsys.readouterr().err == ""  # its own design and cut card: nothing to say
+    green = replace(deck, cards={**deck.cards, "CUT": draw_cut((40, 200, 60))})
+    _say_if_the_profile_reads_another_design(reader, green, "p.npz")
+    err = capsys.readouterr().err
+    assert "warning: p.npz does not read the shoe's cut card in place (" in err
+    assert "the table halts when it comes (enrol the cut card the shoe deals" in err
+    assert "reads" not in err.split("does not read")[0]  # its cards it reads
 
 
 def test_off_a_terminal_the_live_view_tells_each_event_as_it_happens(capsys):

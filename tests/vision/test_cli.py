@@ -69,6 +69,29 @@ def test_read_cuts_the_window_from_a_whole_card_face_and_says_so(profile, tmp_pa
     assert "QD.png" not in captured.err  # a window is read as it is, without a word
 
 
+def test_read_refuses_an_image_too_small_to_be_a_window(profile, tmp_path, capsys):
+    """Resized, a 1 x 1 image is one even colour: it was read as the empty shoe at 1.00."""
+    tiny = _write(tmp_path / "tiny.png", np.full((1, 1, 3), 40, np.uint8))
+    assert main(["read", "--profile", str(profile), tiny]) == 2
+    err = capsys.readouterr().err
+    assert f"{tiny}: 1 x 1 px, too small to be a reading window (nominal 128 x 200" in err
+    assert "Traceback" not in err
+
+
+def test_read_says_when_an_image_is_not_a_windows_shape(profile, tmp_path, vector_deck,
+                                                         capsys):
+    """A whole camera frame is read squeezed to a window, and the user is told why it is
+    unlikely to read: it is not one."""
+    frame = np.full((480, 640, 3), 30, np.uint8)
+    frame[100:300, 200:328] = render_window(vector_deck, "QD")
+    path = _write(tmp_path / "frame.png", frame)
+    assert main(["read", "--profile", str(profile), path, "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["image"] == path
+    assert f"note: {path}: 640 x 480 px is not a reading window's shape" in captured.err
+    assert "`sabot calibrate` finds the window in one" in captured.err
+
+
 def test_enroll_names_the_missing_cards(samples_copy, tmp_path, capsys):
     for suit in "SHDC":
         (samples_copy / f"7{suit}.png").unlink()
@@ -76,6 +99,26 @@ def test_enroll_names_the_missing_cards(samples_copy, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "no sample of 7S, 7H, 7D, 7C (every one of the 52 cards needs one)" in err
     assert not (tmp_path / "p.npz").exists()
+
+
+def test_enroll_names_the_files_skipped_for_their_names_beside_a_missing_card(
+        samples_copy, tmp_path, capsys):
+    """The skipped file is the likeliest missing card, and its note was never printed:
+    enrolment stops before the notes."""
+    (samples_copy / "AS.png").rename(samples_copy / "ASpades.png")
+    assert main(["enroll", str(samples_copy), "--out", str(tmp_path / "p.npz")]) == 2
+    assert ("no sample of AS (every one of the 52 cards needs one; skipped, their names no "
+            "card code: ASpades.png)") in capsys.readouterr().err
+
+
+def test_two_samples_of_one_card_are_noted(samples_copy):
+    """A retake left beside the first (QS.png and qs.PNG): both are learned, and said."""
+    from vision.samples import read_samples
+
+    shutil.copy(samples_copy / "QS.png", samples_copy / "qs.PNG")
+    notes = read_samples(samples_copy).notes
+    assert "QS: 2 samples (QS.png, qs.PNG), all learned: remove any not meant to be one" in notes
+    assert not any(note.startswith("QD:") for note in notes)
 
 
 def test_enroll_refuses_one_sample_per_rank(samples_copy, tmp_path, capsys):
@@ -137,8 +180,9 @@ def test_enroll_from_whole_faces_draws_a_sheet_and_reports_the_calibration(
                      r"for one another \(([2-9AJQK]|10)[CDHS]( ([2-9AJQK]|10)[CDHS])*\)"
                      r"|no held-back view of a card was taken for another card", err)
     # Where the design prints its suit, and what the suit check stops.
-    assert re.search(r"suit check: where the design prints its suit \(\d+ x \d+ px at \d+, "
-                     r"\d+ in the index zone\), the suit read must lead the other three by "
+    assert re.search(r"suit check: where the design prints its suit \(a box \d+ x \d+ px, "
+                     r"\d+ px in from the index zone's left and \d+ down from its top\), the "
+                     r"suit read must lead the other three by "
                      r"[-+]\d\.\d\d; it stops \d+ held-back cards read wrong", err)
     # How reliably a back, the cut card and the empty window are read (never as another).
     assert re.search(r"held back and read with confidence: \d+\.\d% of the backs, "
@@ -149,6 +193,19 @@ def test_enroll_from_whole_faces_draws_a_sheet_and_reports_the_calibration(
                      r"ones|never)", err)
     picture = cv2.imread(str(sheet))
     assert picture is not None and picture.shape[1] == 13 * 64
+    assert "views of cards read with confidence" in err  # views, not cards
+
+
+def test_the_sheet_shows_the_cards_a_suit_a_row_in_rank_order():
+    """Sorted as file names, 10C came before 2C and the aces after the nines."""
+    from vision.cards import ALL_CARDS  # noqa: PLC0415
+    from vision.sheet import sheet_order  # noqa: PLC0415
+
+    names = sorted([*ALL_CARDS, "back", "cut", "empty"])
+    ordered = sheet_order(names)
+    assert ordered[:14] == ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS",
+                            "QS", "KS", "AH"]
+    assert ordered[-3:] == ["back", "cut", "empty"] and sorted(ordered) == names
 
 
 def test_enroll_fails_on_a_missing_directory(tmp_path, capsys):

@@ -185,9 +185,12 @@ def test_a_damaged_events_file_names_the_line(recording, tmp_path, capsys):
 
 def test_samples_dir_and_recording_are_one_or_the_other(recording, tmp_path, capsys):
     assert main(["enroll", "--out", str(tmp_path / "p.npz")]) == 2
-    assert "give either SAMPLES_DIR or --recording REC" in capsys.readouterr().err
+    assert "give SAMPLES_DIR (a folder of samples) or --recording REC" in (
+        capsys.readouterr().err)
     assert main(["enroll", str(tmp_path), "--recording", str(recording),
                  "--out", str(tmp_path / "p.npz")]) == 2
+    assert f"give either SAMPLES_DIR ({tmp_path}) or --recording ({recording}), not both" in (
+        capsys.readouterr().err)
 
 
 def test_the_window_can_come_from_the_service_config(recording, tmp_path):

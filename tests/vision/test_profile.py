@@ -200,6 +200,29 @@ def test_a_file_of_python_objects_is_no_profile_and_no_advice_to_load_it_unsafel
     assert "not a Sabot profile (not an archive of arrays" in str(refused.value)
 
 
+def test_files_that_are_no_profile_say_what_they_are_in_the_users_words(tmp_path,
+                                                                         vector_profile):
+    """Not numpy's words ("'version is not a file in the archive'", "File is not a zip
+    file", an ndarray without the context manager protocol): what the file is instead."""
+    np.save(tmp_path / "one.npy", np.arange(3))
+    (tmp_path / "one.npy").rename(tmp_path / "one.npz")
+    np.savez(tmp_path / "other.npz", a=np.arange(3))
+    whole = save_profile(vector_profile, tmp_path / "whole.npz").read_bytes()
+    (tmp_path / "cut.npz").write_bytes(whole[: len(whole) // 2])
+    (tmp_path / "folder.npz").mkdir()
+    expected = {
+        "one.npz": "not a Sabot profile (one array, not the archive of arrays",
+        "other.npz": "not a Sabot profile (an archive of arrays, but without the version",
+        "cut.npz": "not a Sabot profile (a damaged or cut-short archive)",
+        "folder.npz": "a directory, not a profile",
+    }
+    for name, words in expected.items():
+        with pytest.raises(ProfileError) as refused:
+            load_profile(tmp_path / name)
+        assert words in str(refused.value), name
+        assert "zip" not in str(refused.value) and "archive'" not in str(refused.value)
+
+
 def test_a_profile_without_the_thresholds_of_every_stage_is_refused(tmp_path, vector_profile):
     def drop_last_stage(arrays):
         arrays["stages"] = arrays["stages"][:-1]

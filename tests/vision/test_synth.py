@@ -36,6 +36,9 @@ def test_unknown_codes_and_missing_directories_are_clear_errors(tmp_path):
     (tmp_path / "AS.png").write_bytes(b"")
     with pytest.raises(VisionError):
         load_deck(str(tmp_path))
+    # A face given for its design's folder is not said not to exist: it does, as a file.
+    with pytest.raises(DeckError, match=r"AS.png: a file; give the directory of the design"):
+        load_deck(str(tmp_path / "AS.png"))
 
 
 def test_a_shared_design_is_found_by_its_name_and_a_short_one_names_what_it_lacks(
