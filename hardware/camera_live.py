@@ -61,9 +61,15 @@ class Picamera2Source(FrameSource):
     so the venv must be created with --system-site-packages (docs/deploy.md)."""
 
     def __init__(self, *, width: int = 1280, height: int = 720, fps: float | None = None,
-                 camera: int = 0, **kw):
+                 camera: int = 0, exposure_us: int | None = None,
+                 analogue_gain: float | None = None, **kw):
         super().__init__(**kw)
         self.size, self.camera_number, self.fps = (width, height), camera, fps
+        # A fixed exposure: the reader is calibrated across an envelope of light and exposure
+        # (`vision.synth`), and past it can read a card wrong with confidence (a dim,
+        # washed-out face taken for the empty shoe, docs/vision.md); libcamera's automatic
+        # exposure follows each card's paper and the empty shoe's dark, and may go there.
+        self.exposure_us, self.analogue_gain = exposure_us, analogue_gain
         self._camera = None
         try:  # here, not in the reader thread: a missing package is a start-up error
             self._picamera2 = importlib.import_module("picamera2")
@@ -76,7 +82,13 @@ class Picamera2Source(FrameSource):
     def open(self) -> None:
         self._camera = self._picamera2.Picamera2(self.camera_number)
         # RGB888 in libcamera's naming is BGR in memory: what OpenCV expects.
-        controls = {"FrameRate": float(self.fps)} if self.fps else {}
+        controls: dict = {"FrameRate": float(self.fps)} if self.fps else {}
+        if self.exposure_us or self.analogue_gain:
+            controls["AeEnable"] = False  # either fixed: the automatic exposure is off
+        if self.exposure_us:
+            controls["ExposureTime"] = int(self.exposure_us)
+        if self.analogue_gain:
+            controls["AnalogueGain"] = float(self.analogue_gain)
         config = self._camera.create_video_configuration(
             main={"size": self.size, "format": "RGB888"}, controls=controls
         )

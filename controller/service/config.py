@@ -65,6 +65,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "height": Key(int, 0, "frame height asked of a v4l2 or Pi camera (0: its default)"),
         "fps": Key((int, float), 0, "frame rate asked of a v4l2 or Pi camera (0: its "
                    "default)"),
+        "exposure_us": Key(int, 0, "a Pi camera's fixed exposure time in microseconds, its "
+                           "automatic exposure off (0: automatic; docs/deploy.md)"),
+        "analogue_gain": Key((int, float), 0, "a Pi camera's fixed analogue gain, 1-16, its "
+                             "automatic exposure off (0: automatic)"),
         "stale_after_s": Key((int, float), 1.0, "no frame for this long: fault"),
     },
     "serial": {
@@ -169,6 +173,14 @@ def _check_ranges(config: dict, path: str) -> None:
             refuse("camera", key, "0 (the camera's default) or 16-8192 pixels")
     if not (camera["fps"] == 0 or 1 <= camera["fps"] <= 240):  # also refuses nan
         refuse("camera", "fps", "0 (the camera's default) or 1-240")
+    if camera["exposure_us"] != 0 and not 10 <= camera["exposure_us"] <= 1_000_000:
+        refuse("camera", "exposure_us", "0 (automatic) or 10-1000000 microseconds")
+    if not (camera["analogue_gain"] == 0 or 1 <= camera["analogue_gain"] <= 16):  # and nan
+        refuse("camera", "analogue_gain", "0 (automatic) or 1-16")
+    if camera["source"] != "picamera2" and (camera["exposure_us"] or camera["analogue_gain"]):
+        refuse("camera", "exposure_us" if camera["exposure_us"] else "analogue_gain",
+               "0 unless source = 'picamera2' (a USB camera's exposure is set with "
+               "v4l2-ctl, docs/deploy.md)")
     if not 0.05 <= camera["stale_after_s"] <= 60:  # also refuses inf and nan
         refuse("camera", "stale_after_s", "0.05-60 seconds")
     x, y, w, h = window

@@ -54,6 +54,9 @@ def camera_options(camera: dict, loop: bool = False) -> tuple[str, dict]:
                           "plays a recorded video or a folder of frames)")
     if kind in ("v4l2", "picamera2"):
         options |= {key: camera[key] for key in ("width", "height", "fps") if camera.get(key)}
+    if kind == "picamera2":
+        options |= {key: camera[key] for key in ("exposure_us", "analogue_gain")
+                    if camera.get(key)}
     return kind, options
 
 

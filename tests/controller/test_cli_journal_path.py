@@ -17,9 +17,22 @@ def temp(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_a_given_journal_is_used_as_it_is_and_nothing_is_made(temp):
-    with journal_path("/somewhere/j.sqlite", "sabot-", "simulate.sqlite") as path:
-        assert path == "/somewhere/j.sqlite"
+def test_a_given_journal_is_used_as_it_is_and_nothing_is_made(temp, tmp_path):
+    given = str(tmp_path / "j.sqlite")
+    with journal_path(given, "sabot-", "simulate.sqlite") as path:
+        assert path == given
+    assert list(temp.iterdir()) == []
+
+
+def test_a_given_journal_in_no_folder_is_refused_before_anything_starts(temp):
+    """The user's mistake, exit 2 (`InputError`): the journal's own error is for storage
+    that fails under a running table."""
+    from controller.errors import InputError
+
+    with pytest.raises(InputError, match="--journal /somewhere/j.sqlite: no such directory "
+                                         "/somewhere"), \
+            journal_path("/somewhere/j.sqlite", "sabot-", "simulate.sqlite"):
+        pass
     assert list(temp.iterdir()) == []
 
 

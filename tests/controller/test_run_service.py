@@ -175,6 +175,15 @@ def test_synthetic_camera_is_refused_for_a_live_table():
         "v4l2", {"stale_after": 2.0, "device": "/dev/video0"})
 
 
+def test_a_pi_cameras_fixed_exposure_reaches_its_backend():
+    camera = validate({"camera": {"source": "picamera2", "exposure_us": 4000,
+                                  "analogue_gain": 2.0}})["camera"]
+    assert camera_options(camera) == ("picamera2", {"stale_after": 1.0, "exposure_us": 4000,
+                                                    "analogue_gain": 2.0})
+    automatic = validate({"camera": {"source": "picamera2"}})["camera"]
+    assert camera_options(automatic) == ("picamera2", {"stale_after": 1.0})
+
+
 def test_a_recorded_camera_that_is_not_there_names_the_key(tmp_path):
     missing = str(tmp_path / "rec.mjpeg")
     with pytest.raises(ConfigError, match=r"\[camera\] path '.*rec.mjpeg' does not exist"):
