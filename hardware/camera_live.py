@@ -7,7 +7,7 @@ import importlib
 import numpy as np
 
 from hardware.camera import FrameSource
-from hardware.errors import BackendUnavailableError, CameraError
+from hardware.errors import BackendUnavailableError, CameraError, HardwareConfigError
 
 
 class V4l2Source(FrameSource):
@@ -70,6 +70,10 @@ class Picamera2Source(FrameSource):
         # washed-out face taken for the empty shoe, docs/vision.md); libcamera's automatic
         # exposure follows each card's paper and the empty shoe's dark, and may go there.
         self.exposure_us, self.analogue_gain = exposure_us, analogue_gain
+        if bool(exposure_us) != bool(analogue_gain):
+            # One fixed, the other would stay wherever the automatic exposure left it.
+            raise HardwareConfigError("picamera2: give exposure_us and analogue_gain together "
+                                      "(the two fix the exposure; neither: automatic)")
         self._camera = None
         try:  # here, not in the reader thread: a missing package is a start-up error
             self._picamera2 = importlib.import_module("picamera2")
@@ -83,12 +87,9 @@ class Picamera2Source(FrameSource):
         self._camera = self._picamera2.Picamera2(self.camera_number)
         # RGB888 in libcamera's naming is BGR in memory: what OpenCV expects.
         controls: dict = {"FrameRate": float(self.fps)} if self.fps else {}
-        if self.exposure_us or self.analogue_gain:
-            controls["AeEnable"] = False  # either fixed: the automatic exposure is off
         if self.exposure_us:
-            controls["ExposureTime"] = int(self.exposure_us)
-        if self.analogue_gain:
-            controls["AnalogueGain"] = float(self.analogue_gain)
+            controls |= {"AeEnable": False, "ExposureTime": int(self.exposure_us),
+                         "AnalogueGain": float(self.analogue_gain)}
         config = self._camera.create_video_configuration(
             main={"size": self.size, "format": "RGB888"}, controls=controls
         )

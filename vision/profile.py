@@ -262,9 +262,13 @@ def load_profile(path: str | Path) -> Profile:
             tokenize.TokenError, zipfile.BadZipFile, zlib.error, EOFError) as error:
         if isinstance(error, ProfileError):
             raise
+        if type(error) in (OSError, PermissionError, IsADirectoryError):  # not the file's fault
+            raise ProfileError(f"{file}: cannot read the profile ({error.strerror or error})"
+                               ) from None
         # numpy's own words name its internals (a file of Python objects, they even advise
         # loading it unsafely): the user is told what the file is not, and the damage.
-        detail = ("not an archive of arrays, as `sabot enroll` writes"
+        detail = ("an empty file" if file.stat().st_size == 0
+                  else "not an archive of arrays, as `sabot enroll` writes"
                   if "pickle" in str(error) else "a damaged or cut-short archive"
                   if isinstance(error, zipfile.BadZipFile | EOFError) else f"damaged: {error}")
         raise ProfileError(f"{file}: not a Sabot profile ({detail})") from None

@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
-from controller.errors import InputError
+from controller.cli._paths import check_file_path
 
 
 @contextmanager
@@ -38,8 +38,4 @@ def check_journal_argument(given: str) -> None:
     """A --journal that names no file in an existing folder is the user's mistake, said as
     one (exit 2) before anything starts: the journal's own "cannot open the journal for
     writing" (exit 1) is for storage that fails under a table."""
-    folder = os.path.dirname(given) or "."
-    if os.path.isdir(given):
-        raise InputError(f"--journal {given}: a directory; give a file name in it")
-    if not os.path.isdir(folder):
-        raise InputError(f"--journal {given}: no such directory {folder}")
+    check_file_path("--journal", given, writable=False)

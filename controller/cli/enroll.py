@@ -3,7 +3,6 @@ from a recording of one fresh deck run through the shoe in a known order."""
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 import time
@@ -14,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from controller.cli._numbers import window
+from controller.cli._paths import check_file_path
 from controller.errors import InputError
 from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
 from controller.service.recording import open_recording
@@ -86,9 +86,9 @@ def run(args) -> int:
         raise InputError(f"give either SAMPLES_DIR ({args.samples_dir}) or --recording "
                          f"({args.recording}), not both")
     # Before the enrolment's minute, not after it.
-    _check_writable("--out", args.out)
+    check_file_path("--out", args.out)
     if args.sheet:
-        _check_writable("--sheet", args.sheet)
+        check_file_path("--sheet", args.sheet)
         if Path(args.sheet).suffix.lower() != ".png":
             raise InputError(f"--sheet {args.sheet}: the sheet is a PNG; name it *.png")
     with ExitStack() as stack:
@@ -96,19 +96,6 @@ def run(args) -> int:
         if args.recording:
             samples_dir = _samples_of_recording(args, stack)
         return _enrol(args, samples_dir)
-
-
-def _check_writable(option: str, path: str) -> None:
-    """A file can be written at `path`: its folder exists and may be written in, and it is
-    not a folder itself."""
-    file = Path(path)
-    folder = file.parent
-    if file.is_dir():
-        raise InputError(f"{option} {path}: a directory; give a file name in it")
-    if not folder.is_dir():
-        raise InputError(f"{option} {path}: no such directory {folder}")
-    if not os.access(folder, os.W_OK):
-        raise InputError(f"{option} {path}: cannot write in {folder}")
 
 
 def _samples_of_recording(args, stack: ExitStack) -> str:

@@ -25,7 +25,8 @@ def register(subparsers) -> None:
         description="Read each IMAGE (a reading window) with PROFILE: face (card, rank, "
         "suit), back, cut, empty, or unknown for anything not read with confidence. A whole "
         "card face, as `sabot enroll` takes one, has its window cut from it first (a note "
-        "says so). Exit status 2 on a missing or unreadable image or profile.",
+        "says so). Exit status 2 on a missing or unreadable image or profile, or an image "
+        "smaller than a quarter of the window (128 x 200) each way.",
     )
     parser.add_argument("images", nargs="+", metavar="IMAGE", help="window image files")
     parser.add_argument("--profile", required=True, metavar="PROFILE",

@@ -84,12 +84,14 @@ def run(args) -> int:
         with build_simulation(settings, journal, deck_name=args.deck, seed=args.seed,
                               speed=speed, sink=printer, broker=broker, table_id=args.table,
                               damage=args.damage, reader=reader) as sim:
+            remaining = observations[len(input_steps(sim.resumed)):]
             if reader is not None:
-                _say_if_the_profile_reads_another_design(reader, sim.deck, args.profile)
+                _say_if_the_profile_reads_another_design(
+                    reader, sim.deck, args.profile,
+                    deals_cut=any(observation.kind == "cut" for observation in remaining))
             # The shoe's time, from its first card: not the design's learning (once, cached) nor
             # the start of the emulated shoe.
             started = time.monotonic()
-            remaining = observations[len(input_steps(sim.resumed)):]
             if sim.resumed:
                 print(f"sabot simulate: resuming after {len(sim.resumed)} journaled observations",
                       file=sys.stderr)
@@ -123,11 +125,13 @@ def run(args) -> int:
 LEAST_READ = 0.9
 
 
-def _say_if_the_profile_reads_another_design(reader, deck, profile: str) -> None:
+def _say_if_the_profile_reads_another_design(reader, deck, profile: str, *,
+                                             deals_cut: bool = True) -> None:
     """A profile shown a design it was not enrolled from leaves cards unreadable, and one
     enrolled without the shoe's cut card leaves that unreadable: say which before the shoe
     halts there, from every card of the design and its cut card in place (a fifth of a
-    second)."""
+    second). `deals_cut`: the shoe still deals its cut card (a --shoe FILE without one, or
+    a shoe resumed past it, never shows it)."""
     from vision.cards import ALL_CARDS  # noqa: PLC0415 - only with --profile
     from vision.synth import render_window  # noqa: PLC0415
 
@@ -137,8 +141,8 @@ def _say_if_the_profile_reads_another_design(reader, deck, profile: str) -> None
               f"of the {deck.name} design shown in place: is it that design's profile? "
               "(--deck DIR shows the design it was enrolled from; without --deck, the "
               "built-in one)", file=sys.stderr)
-    cut = reader.read(render_window(deck, "CUT"))
-    if cut.kind != "cut":
+    cut = reader.read(render_window(deck, "CUT")) if deals_cut else None
+    if cut is not None and cut.kind != "cut":
         what = cut.reason if cut.kind == "unknown" else f"read as {cut.card or cut.kind}"
         print(f"sabot simulate: warning: {profile} does not read the shoe's cut card in place "
               f"({what}): the table halts when it comes (enrol the cut card the shoe deals: "

@@ -65,10 +65,11 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "height": Key(int, 0, "frame height asked of a v4l2 or Pi camera (0: its default)"),
         "fps": Key((int, float), 0, "frame rate asked of a v4l2 or Pi camera (0: its "
                    "default)"),
-        "exposure_us": Key(int, 0, "a Pi camera's fixed exposure time in microseconds, its "
-                           "automatic exposure off (0: automatic; docs/deploy.md)"),
-        "analogue_gain": Key((int, float), 0, "a Pi camera's fixed analogue gain, 1-16, its "
-                             "automatic exposure off (0: automatic)"),
+        "exposure_us": Key(int, 0, "a Pi camera's fixed exposure time in microseconds, set "
+                           "with analogue_gain: its automatic exposure off (0: automatic; "
+                           "docs/deploy.md)"),
+        "analogue_gain": Key((int, float), 0, "a Pi camera's fixed analogue gain, 1-16, set "
+                             "with exposure_us (0: automatic)"),
         "stale_after_s": Key((int, float), 1.0, "no frame for this long: fault"),
     },
     "serial": {
@@ -177,6 +178,10 @@ def _check_ranges(config: dict, path: str) -> None:
         refuse("camera", "exposure_us", "0 (automatic) or 10-1000000 microseconds")
     if not (camera["analogue_gain"] == 0 or 1 <= camera["analogue_gain"] <= 16):  # and nan
         refuse("camera", "analogue_gain", "0 (automatic) or 1-16")
+    if bool(camera["exposure_us"]) != bool(camera["analogue_gain"]):
+        # One fixed, the other would stay wherever the automatic exposure left it.
+        refuse("camera", "analogue_gain" if camera["exposure_us"] else "exposure_us",
+               "set as well (the two fix the exposure together; both 0: automatic)")
     if camera["source"] != "picamera2" and (camera["exposure_us"] or camera["analogue_gain"]):
         refuse("camera", "exposure_us" if camera["exposure_us"] else "analogue_gain",
                "0 unless source = 'picamera2' (a USB camera's exposure is set with "

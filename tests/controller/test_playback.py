@@ -112,6 +112,10 @@ def test_bad_input_is_named(rig, capsys, tmp_path):
     taken.write_bytes(b"")
     assert play(rig, journal=taken) == 2
     assert "already exists" in capsys.readouterr().err
+    nowhere = tmp_path / "none" / "j.sqlite"
+    assert play(rig, journal=nowhere) == 2
+    assert f"--journal {nowhere}: no such directory {tmp_path / 'none'}" in (
+        capsys.readouterr().err)
     assert main(["playback", str(tmp_path / "none"), "--profile", rig["profile"]]) == 2
     assert "no such recording directory" in capsys.readouterr().err
     junk = tmp_path / "junk.jsonl"

@@ -202,6 +202,10 @@ def test_a_profile_that_does_not_read_the_shoes_cut_card_is_warned_of(capsys):
     assert "warning: p.npz does not read the shoe's cut card in place (" in err
     assert "the table halts when it comes (enrol the cut card the shoe deals" in err
     assert "reads" not in err.split("does not read")[0]  # its cards it reads
+    # A shoe that deals no cut card (a --shoe without CUT, one resumed past it) is not
+    # told it will halt there.
+    _say_if_the_profile_reads_another_design(reader, green, "p.npz", deals_cut=False)
+    assert capsys.readouterr().err == ""
 
 
 def test_off_a_terminal_the_live_view_tells_each_event_as_it_happens(capsys):

@@ -270,6 +270,11 @@ def test_picamera2_fixed_exposure_turns_the_automatic_one_off(mocker):
     module.Picamera2.return_value.create_video_configuration.assert_called_with(
         main={"size": (640, 480), "format": "RGB888"},
         controls={"AeEnable": False, "ExposureTime": 4000, "AnalogueGain": 2.0})
+    # One without the other would leave that one wherever the automatic exposure left it.
+    for alone in ({"exposure_us": 4000}, {"analogue_gain": 2.0}):
+        with pytest.raises(HardwareConfigError, match="give exposure_us and analogue_gain "
+                                                      "together"):
+            open_camera("picamera2", **alone)
 
 
 def test_picamera2_missing_is_a_start_up_error_saying_how_to_install(mocker):

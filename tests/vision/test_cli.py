@@ -76,6 +76,12 @@ def test_read_refuses_an_image_too_small_to_be_a_window(profile, tmp_path, capsy
     err = capsys.readouterr().err
     assert f"{tiny}: 1 x 1 px, too small to be a reading window (nominal 128 x 200" in err
     assert "Traceback" not in err
+    # A quarter of the window each way is the least: 32 x 50 is read, 31 x 50 is not.
+    least = _write(tmp_path / "least.png", np.full((50, 32, 3), 40, np.uint8))
+    assert main(["read", "--profile", str(profile), least]) == 0
+    narrow = _write(tmp_path / "narrow.png", np.full((50, 31, 3), 40, np.uint8))
+    assert main(["read", "--profile", str(profile), narrow]) == 2
+    assert "31 x 50 px, too small" in capsys.readouterr().err
 
 
 def test_read_says_when_an_image_is_not_a_windows_shape(profile, tmp_path, vector_deck,
@@ -194,6 +200,23 @@ def test_enroll_from_whole_faces_draws_a_sheet_and_reports_the_calibration(
     picture = cv2.imread(str(sheet))
     assert picture is not None and picture.shape[1] == 13 * 64
     assert "views of cards read with confidence" in err  # views, not cards
+
+
+def test_the_sheet_draws_the_enrolled_windows_in_sheet_order(mocker, tmp_path):
+    from types import SimpleNamespace  # noqa: PLC0415
+
+    import vision.sheet as sheet  # noqa: PLC0415
+
+    drawn = []
+    tile = sheet._tile
+    mocker.patch.object(sheet, "_tile", side_effect=lambda window, label, colour: (
+        drawn.append(label), tile(window, label, colour))[1])
+    mocker.patch.object(sheet, "misread", return_value=[])
+    window = np.zeros((200, 128, 3), np.uint8)
+    names = ["10C", "2C", "AC", "back", "KC"]
+    sheet.write_sheet(SimpleNamespace(nominal=dict.fromkeys(names, window)),
+                      tmp_path / "s.png")
+    assert drawn == ["AC", "2C", "10C", "KC", "back"]
 
 
 def test_the_sheet_shows_the_cards_a_suit_a_row_in_rank_order():

@@ -216,11 +216,22 @@ def test_files_that_are_no_profile_say_what_they_are_in_the_users_words(tmp_path
         "cut.npz": "not a Sabot profile (a damaged or cut-short archive)",
         "folder.npz": "a directory, not a profile",
     }
+    (tmp_path / "empty.npz").write_bytes(b"")
+    expected["empty.npz"] = "not a Sabot profile (an empty file)"
     for name, words in expected.items():
         with pytest.raises(ProfileError) as refused:
             load_profile(tmp_path / name)
         assert words in str(refused.value), name
         assert "zip" not in str(refused.value) and "archive'" not in str(refused.value)
+
+
+def test_a_profile_that_cannot_be_read_is_not_called_damaged(tmp_path, vector_profile, mocker):
+    """The file's permissions, or the storage, refused: the file itself may be fine."""
+    path = save_profile(vector_profile, tmp_path / "p.npz")
+    mocker.patch("numpy.load", side_effect=PermissionError(13, "Permission denied"))
+    with pytest.raises(ProfileError, match=r"p.npz: cannot read the profile \(Permission "
+                                           r"denied\)"):
+        load_profile(path)
 
 
 def test_a_profile_without_the_thresholds_of_every_stage_is_refused(tmp_path, vector_profile):
