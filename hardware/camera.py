@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import importlib
+import inspect
 import logging
 import queue
 import threading
@@ -326,12 +327,39 @@ KINDS = {
 
 def open_camera(kind: str, **options) -> FrameSource:
     """A started source of the given kind; options are the class's keyword arguments."""
+    cls = check_options(kind, options)
+    try:
+        return cls(**options).start()
+    except TypeError as error:
+        raise HardwareConfigError(f"camera kind {kind!r}: {error}") from error
+
+
+def check_options(kind: str, options: dict):
+    """The class of camera `kind`, once its `options` are known to be the ones it takes
+    (`--camera-opt uri=...` for `url`: Python's "__init__() missing 1 required positional
+    argument" said neither); a caller that makes something first checks before it."""
     if kind not in KINDS:
         raise HardwareConfigError(f"camera kind {kind!r} is unknown; choose one of: "
                                   f"{', '.join(KINDS)}")  # fmt: skip
     module_name, class_name = KINDS[kind].split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
-    try:
-        return cls(**options).start()
-    except TypeError as error:
-        raise HardwareConfigError(f"camera kind {kind!r}: {error}") from error
+    accepted, required = set(), set()
+    for klass in cls.__mro__:
+        if "__init__" not in vars(klass):
+            continue
+        for name, parameter in inspect.signature(vars(klass)["__init__"]).parameters.items():
+            if name == "self" or parameter.kind in (parameter.VAR_KEYWORD,
+                                                    parameter.VAR_POSITIONAL):
+                continue
+            accepted.add(name)
+            if parameter.default is parameter.empty and klass is cls:
+                required.add(name)
+    unknown = sorted(set(options) - accepted)
+    missing = sorted(required - set(options))
+    if unknown or missing:
+        said = "; ".join(part for part in (
+            f"no option {', '.join(unknown)}" if unknown else "",
+            f"it needs {', '.join(missing)}" if missing else "") if part)
+        raise HardwareConfigError(f"camera kind {kind!r}: {said} (its options: "
+                                  f"{', '.join(sorted(accepted))})")
+    return cls

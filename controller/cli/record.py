@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 import threading
 import time
@@ -13,7 +14,7 @@ from pathlib import Path
 from controller.cli._numbers import number
 from firmware_bridge.link import Link
 from firmware_bridge.transport import SerialTransport
-from hardware.camera import KINDS, open_camera
+from hardware.camera import KINDS, check_options, open_camera
 from hardware.errors import CameraStalledError
 
 FORMAT = """\
@@ -128,6 +129,14 @@ def run(args) -> int:
         options = camera_options(args.camera_opt)
     except ValueError as error:
         print(f"sabot record: {error}", file=sys.stderr)
+        return 2
+    if args.camera:
+        check_options(args.camera, options)  # before the recording's folder is made
+    if args.port and not os.path.exists(args.port):
+        # The service waits for a shoe unplugged at its start; a recording is started at a
+        # shoe, and a port that is not there is a mistyped one: 0 frames of it, exit 0, before.
+        print(f"sabot record: --port {args.port}: no such device (the shoe's port, e.g. "
+              "/dev/sabot-shoe, or the emulator's --link path)", file=sys.stderr)
         return 2
     start = time.monotonic()
     status = 0

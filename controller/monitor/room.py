@@ -40,15 +40,18 @@ class Shoe:
     def detail(self) -> dict:
         results = list(self.tally.results)
         drawn = roads.roads_json(results, self.tally.pairs)
-        # The derived roads laid out as on a board (columns of six), by the same layout.
-        boards = {name: [[cell.result if cell else None for cell in column] for column in
-                         roads.as_columns(roads.layout([roads.RoadCell(m) for m in marks]))]
-                  for name, marks in roads.derived_roads(results).items()}
         return {**self.summary(),
                 "tally": self.tally.summary(),
-                "roads": {**drawn, "boards": boards},
+                "roads": {**drawn, "boards": _boards(results)},
                 "round_list": self.rounds,
                 "notes": self.notes}
+
+
+def _boards(results: list[str]) -> dict:
+    """The derived roads laid out as on a board (columns of six), by the roads' own layout."""
+    return {name: [[cell.result if cell else None for cell in column] for column in
+                   roads.as_columns(roads.layout([roads.RoadCell(m) for m in marks]))]
+            for name, marks in roads.derived_roads(results).items()}
 
 
 def _counts(tally: dict) -> dict:
@@ -181,10 +184,44 @@ class TableView:
         if self.shoe.tally.decks is None and state.get("decks"):
             self.shoe.tally.decks = state["decks"]
 
+    def _current_state(self) -> dict | None:
+        """The retained state, when no event seen is newer than it (it says how the table
+        stands after every event the monitor has)."""
+        state = self.state
+        if not state or not isinstance(state.get("seq"), int) or state["seq"] < self.last_seq:
+            return None
+        return state
+
+    def _missed_tally(self) -> dict | None:
+        """The table's own tally of the shoe in play (from its retained state) where the
+        events seen of that shoe hold fewer rounds: a monitor started after the shoe began
+        (its broker keeps no old events) showed 0 rounds, 0 banker, 0 player, beside the
+        table's cards left. None when the events seen tell the shoe whole."""
+        state = self._current_state()
+        tally = state.get("tally") if state else None
+        if not isinstance(tally, dict) or not isinstance(tally.get("rounds"), int):
+            return None
+        if tally.get("shoe") not in (None, self.shoe.number):
+            return None
+        own = self.shoe.tally.summary()
+        return tally if tally["rounds"] > own["rounds"] else None
+
+    def _open_faults(self) -> list[dict]:
+        """The faults not yet acknowledged: from the events seen, or, where those hold none
+        but the table's retained state does (a monitor started after the table halted),
+        from the state."""
+        state = self._current_state()
+        faults = state.get("faults") if state else None
+        if self.open_faults or not isinstance(faults, list) or not faults:
+            return self.open_faults
+        return [{"reason": str(reason), "round": state.get("round"), "ts": None}
+                for reason in faults]
+
     def summary(self, now: float | None = None) -> dict:
         """A tile of the room page."""
         state = self.state or {}
-        tally = self.shoe.tally.summary()
+        missed = self._missed_tally()
+        tally = missed if missed is not None else self.shoe.tally.summary()
         since = None if now is None or self.last_event_ts is None else now - self.last_event_ts
         return {
             "table": self.table, "status": self.status,
@@ -192,17 +229,30 @@ class TableView:
             "phase": state.get("phase"), "lamps": self.lamps,
             "last_results": tally["results"][-LAST_RESULTS:],
             "cards_left": state.get("cards_left"),
-            "open_faults": self.open_faults,
+            "open_faults": self._open_faults(),
             "irregularities": tally["irregularities"],
             "last_event_ts": self.last_event_ts, "seconds_since_event": since,
-            "last_seq": self.last_seq, "journal": self.evidence.summary(), **_counts(tally),
+            "last_seq": self.last_seq, "journal": self.evidence.summary(),
+            # The shoe in play's counts are the table's own, not the events seen: the
+            # monitor came after the shoe began.
+            "partial": missed is not None, **_counts(tally),
         }
 
     def detail(self, now: float | None = None) -> dict:
         """The table page: everything about the shoe in play, the earlier shoes listed."""
+        current = self.shoe.detail()
+        missed = self._missed_tally()
+        if missed is not None:
+            # Its rounds were not seen, only how they ended (the table's tally, without the
+            # pairs): the counts and the roads from that, the round list as seen.
+            results = [roads.OF_LETTER[letter] for letter in missed["results"]
+                       if letter in roads.OF_LETTER]
+            current = {**current, **_counts(missed), "rounds": missed["rounds"],
+                       "tally": missed, "partial": True,
+                       "roads": {**roads.roads_json(results), "boards": _boards(results)}}
         return {**self.summary(now), "state": self.state, "hands": self.hands,
                 "lamp_names": list(LAMP_NAMES),
-                "current": self.shoe.detail(),
+                "current": current,
                 "shoes": [shoe.summary() for shoe in self.shoes]}
 
     def shoe_detail(self, number: int) -> dict | None:

@@ -55,6 +55,9 @@ class Recording:
 def open_recording(directory: str | Path) -> Recording:
     folder = Path(directory)
     events = folder / EVENTS
+    if folder.is_file():
+        raise InputError(f"{folder}: a file, not a recording (the directory `sabot record "
+                         "--out` wrote)")
     if not folder.is_dir():
         raise InputError(f"{folder}: no such recording directory")
     if not events.is_file():

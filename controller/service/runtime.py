@@ -46,6 +46,14 @@ def observation_of(event: seen.ReadingEvent) -> obs.Observation:
     return obs.Unreadable(event.reason)
 
 
+def _fits(window: tuple[int, int, int, int] | None, image) -> bool:
+    """Whether `window` lies wholly inside `image` (no window: the whole frame, it does)."""
+    if window is None:
+        return True
+    x, y, w, h = window
+    return x + w <= image.shape[1] and y + h <= image.shape[0]
+
+
 def crop(image, window: tuple[int, int, int, int] | None):
     if window is None:
         return image
@@ -89,6 +97,7 @@ class ShoeRuntime:
         self.last_index = -1  # the last frame fully processed (its readings submitted)
         self.last_frame_at: float | None = None
         self._camera_fault = False
+        self._window_said = False  # the window runs past the frame: said once
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.changed = threading.Condition()  # notified on every link event and frame batch
@@ -144,6 +153,20 @@ class ShoeRuntime:
     def on_frame(self, frame) -> None:
         self.frames += 1
         self.last_frame_at = frame.at
+        past = next((window for window in (self.window, self.over_window)
+                     if not _fits(window, frame.image)), None)
+        if past is not None:
+            # A window past the frame's edge is cut short, its picture the same frame after
+            # frame: the table halted for a camera "frozen", and a playback read every card
+            # unreadable, neither saying why (a lab engineer's trial).
+            if not self._window_said:
+                self._window_said = True
+                height, width = frame.image.shape[:2]
+                self.pipeline.submit(obs.EquipmentFault(
+                    f"camera: the {'reading' if past is self.window else 'over view'} "
+                    f"window {list(past)} runs past the "
+                    f"camera's {width} x {height} frame (`sabot calibrate` finds it in one)"))
+            return
         over = crop(frame.image, self.over_window) if self.over_window else None
         present = self.sensor_at(frame.at) if self.use_trigger else None
         for event in self.tracker.feed(crop(frame.image, self.window), card_present=present,

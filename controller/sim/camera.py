@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import cv2
 import numpy as np
 
+from controller.errors import InputError
 from vision import synth
 from vision.geometry import WINDOW_H, WINDOW_W
 
@@ -75,7 +76,12 @@ class ShoeCamera:
         self.frames = 0
         self._covered = False
         self._stop = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        try:
+            self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        except OSError as error:  # one word for the user: which port, and why
+            raise InputError(f"--camera {port}: cannot serve the camera on 127.0.0.1:{port} "
+                             f"({error.strerror or error}; another emulator or program is "
+                             "on it? give another port)") from None
         self._server.daemon_threads = True
         self._threads = [threading.Thread(target=self._server.serve_forever, name="mjpeg",
                                           daemon=True),

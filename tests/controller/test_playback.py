@@ -118,6 +118,10 @@ def test_bad_input_is_named(rig, capsys, tmp_path):
         capsys.readouterr().err)
     assert main(["playback", str(tmp_path / "none"), "--profile", rig["profile"]]) == 2
     assert "no such recording directory" in capsys.readouterr().err
+    a_file = tmp_path / "order.txt"
+    a_file.write_text("AS 2C\n")
+    assert main(["playback", str(a_file), "--profile", rig["profile"]]) == 2
+    assert f"{a_file}: a file, not a recording" in capsys.readouterr().err
     junk = tmp_path / "junk.jsonl"
     junk.write_text('{"event": "burn"}\nnot json\n')
     assert play(rig, "--expect", str(junk)) == 2

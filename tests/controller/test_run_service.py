@@ -24,6 +24,7 @@ from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.pty_shoe import PtyShoe
 from tests.shared_profiles import suite_reader
 from vision.decks import synthetic_deck
+from vision.geometry import WINDOW_H, WINDOW_W
 from vision.profile import save_profile
 from vision.synth import shoe_frames
 
@@ -64,7 +65,7 @@ def write_rig(tmp_path, device, tail_frames: int = 0):
     return write_config(tmp_path / "config.toml", table_id="test-table",
                         journal=tmp_path / "journal" / "shoe.sqlite", port=device,
                         camera={"source": "file", "path": frames, "profile": profile,
-                                "window": [0, 0, 10000, 10000], "stale_after_s": 5.0})
+                                "window": [0, 0, WINDOW_W, WINDOW_H], "stale_after_s": 5.0})
 
 
 def test_service_recovers_journals_frames_and_stops_on_sigterm(tmp_path):

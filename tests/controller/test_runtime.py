@@ -193,6 +193,23 @@ def test_a_late_frame_goes_with_the_sensor_as_it_was_when_grabbed():
     assert [present for _, present, _ in tracker.fed] == [None, True, None]
 
 
+def test_a_window_past_the_frames_edge_is_one_fault_that_names_it():
+    """A lab engineer's trial: a window outside the 320 x 260 frame halted the table for a
+    camera "frozen" (its cut-short picture the same every frame), and a playback read every
+    card unreadable, neither saying why."""
+    pipeline, tracker = Collect(), EchoTracker()
+    runtime = ShoeRuntime(pipeline, tracker, ScriptedCamera([]), window=(50, 10, 20, 20))
+    for index in range(3):
+        runtime.on_frame(frame(index, 1.0 + index))  # 60 x 40: the window reaches x 70
+    assert tracker.fed == []
+    assert [submitted for submitted, *_ in pipeline.submitted] == [obs.EquipmentFault(
+        "camera: the reading window [50, 10, 20, 20] runs past the camera's 60 x 40 frame "
+        "(`sabot calibrate` finds it in one)")]
+    inside = ShoeRuntime(Collect(), EchoTracker(), ScriptedCamera([]), window=(40, 20, 20, 20))
+    inside.on_frame(frame(0, 1.0))
+    assert len(inside.tracker.fed) == 1 and inside.pipeline.submitted == []
+
+
 def test_buttons_and_missed_cards():
     pipeline = Collect()
     runtime = ShoeRuntime(pipeline, EchoTracker(), ScriptedCamera([]))

@@ -79,3 +79,15 @@ def test_a_window_is_pasted_where_the_config_says_it_is():
     frame = camera_frame(window, at=(10, 20), size=(200, 240))
     assert frame.shape == (240, 200, 3)
     assert (frame[20:220, 10:138] == 200).all() and (frame[:20] != 200).all()
+
+
+def test_a_camera_port_taken_is_named(camera):
+    """A second `sabot emulate-shoe --camera PORT` said only "[Errno 98] Address already in
+    use"."""
+    from controller.errors import InputError  # noqa: PLC0415
+
+    running, _ = camera
+    port = int(running.url.rsplit(":", 1)[1].split("/")[0])
+    with pytest.raises(InputError, match=rf"--camera {port}: cannot serve the camera on "
+                                         rf"127.0.0.1:{port} \(.*give another port\)"):
+        ShoeCamera(Sensor(), synthetic_deck(), port=port)

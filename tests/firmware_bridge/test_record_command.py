@@ -3,12 +3,14 @@ import json
 
 import cv2
 import numpy as np
+import pytest
 
 from controller.cli import record
 from firmware_bridge.emulator import ShoeEmulator
 from firmware_bridge.link import Link
 from firmware_bridge.messages import CardPresent
 from firmware_bridge.pty_shoe import PtyShoe
+from hardware.errors import HardwareConfigError
 
 from .ptyrig import FAST
 
@@ -91,6 +93,20 @@ def test_record_refuses_a_non_empty_directory_and_bad_options(tmp_path, capsys):
     assert record.run(parse("--out", str(tmp_path / "n2"), "--camera", "file",
                             "--camera-opt", "oops")) == 2  # fmt: skip
     assert "KEY=VALUE" in capsys.readouterr().err
+
+
+def test_record_names_a_port_or_a_camera_option_that_is_not_there(tmp_path, capsys):
+    """A lab engineer's trial: a mistyped port recorded 0 frames and exited 0; a mistyped
+    camera option gave "MjpegSource.__init__() missing 1 required positional argument:
+    'url'", after the recording's folder was made."""
+    assert record.run(parse("--out", str(tmp_path / "a"), "--port", "/tmp/no-such-shoe",
+                            "--seconds", "1")) == 2
+    assert "--port /tmp/no-such-shoe: no such device" in capsys.readouterr().err
+    with pytest.raises(HardwareConfigError, match=r"camera kind 'http': no option uri; it "
+                                                  r"needs url \(its options: .*url\)"):
+        record.run(parse("--out", str(tmp_path / "b"), "--camera", "http",
+                         "--camera-opt", "uri=http://127.0.0.1:1/"))
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
 
 def test_record_fails_on_a_camera_that_never_gives_a_frame(tmp_path, capsys, monkeypatch):

@@ -117,6 +117,38 @@ def test_faults_are_open_until_acknowledged(room):
     assert monitor.wait_for(lambda: monitor.get("/api/tables")[0]["open_faults"] == [])
 
 
+def test_a_monitor_started_after_a_table_halted_shows_its_faults_and_counts(room, tmp_path):
+    """The broker keeps a table's state, not its events: a monitor started late showed the
+    fault lamp lit but no fault listed, and 0 rounds, 0 banker, 0 player beside the table's
+    cards left. The table's own state says both."""
+    broker, monitor, table = room
+    one = table("t1")
+    one.deal(scripted("AS 2C 9H 8D 9C 8S 3H 4D 5C 6S 7H KD JOKER"))
+    one.flush()
+    assert monitor.wait_for(lambda: monitor.get("/api/tables")[0]["open_faults"] != [])
+    seen = monitor.get("/api/tables/t1")
+    late = MonitorServer(broker.client("late"), tmp_path / "late.sqlite")
+    try:
+        assert late.wait_for(lambda: late.get("/api/tables") != []
+                             and late.get("/api/tables")[0]["open_faults"] != [])
+        tile = late.get("/api/tables")[0]
+        assert [f["reason"] for f in tile["open_faults"]] == [
+            f["reason"] for f in seen["open_faults"]]
+        assert tile["partial"] is True and seen["partial"] is False
+        for key in ("banker", "player", "tie", "naturals", "last_results"):
+            assert tile[key] == seen[key], key
+        detail = late.get("/api/tables/t1")
+        assert detail["current"]["partial"] is True
+        assert detail["current"]["rounds"] == seen["current"]["rounds"] == 2
+        assert detail["current"]["tally"]["cards_left_by_rank"] == (
+            seen["current"]["tally"]["cards_left_by_rank"])
+        assert detail["current"]["roads"]["big_road"] == [
+            [{"winner": cell["winner"], "ties": cell["ties"]} if cell else None
+             for cell in column] for column in seen["current"]["roads"]["big_road"]]
+    finally:
+        late.close()
+
+
 def test_a_restarted_monitor_shows_the_same_history(tmp_path):
     broker = MemoryBroker()
     monitor = MonitorServer(broker.client("monitor"), tmp_path / "m.sqlite")

@@ -110,3 +110,36 @@ def test_scripted_table_page_shows_hands_and_faults(tmp_path, browser):
     finally:
         one.close()
         monitor.close()
+
+
+def test_the_table_page_says_which_shoe_and_when_its_counts_are_the_tables_own(tmp_path,
+                                                                              browser):
+    """An officer's trial: an ended shoe was labelled "in play", the statistics did not say
+    which shoe they were of, and a monitor started after the shoe began showed 0 rounds
+    beside the table's cards left, with nothing said."""
+    broker = MemoryBroker()
+    monitor = MonitorServer(broker.client("monitor"), tmp_path / "m.sqlite")
+    one = Table(tmp_path, "t1", broker.client("t1"))
+    late = None
+    try:
+        one.deal(dealt_until_shoe_end(shuffled_shoe(1, seed=5), 1))  # to the end of the shoe
+        one.flush()
+        page = browser.new_page()
+        page.goto(monitor.url + "/tables/t1")
+        page.wait_for_function("document.getElementById('roads-title').innerText"
+                               ".includes('(ended)')")
+        assert page.locator("#stats-title").inner_text() == "Shoe statistics, shoe 1 (ended)"
+        assert page.locator("#shoes button").all_inner_texts() == ["latest"]
+        assert page.locator("#partial").inner_text() == ""
+        late = MonitorServer(broker.client("late"), tmp_path / "late.sqlite")
+        assert late.wait_for(lambda: late.get("/api/tables") != [])
+        page.goto(late.url + "/tables/t1")
+        page.wait_for_function("document.getElementById('partial').innerText !== ''")
+        assert "started after the shoe began" in page.locator("#partial").inner_text()
+        rounds = sum(e["event"] == "round" and not e["void"] for e in one.events())
+        assert page.locator("#bead_plate .cell span").count() == rounds
+    finally:
+        one.close()
+        monitor.close()
+        if late is not None:
+            late.close()

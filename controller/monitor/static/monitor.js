@@ -217,9 +217,12 @@ function shoesOf(t) {
     .map((h) => el("th", { text: h })));
   const rows = t.shoes.map((s) => {
     const base = `/api/tables/${encodeURIComponent(t.table)}/shoes/${s.shoe}`;
-    const look = el("button", { text: s.shoe === t.current.shoe ? "in play" : "show" });
-    look.addEventListener("click", () => { viewing = s.shoe === t.current.shoe ? null : s.shoe; showTable(); });
-    return el("tr", { class: s.shoe === t.current.shoe ? "current" : "" },
+    const latest = s.shoe === t.current.shoe;
+    const shown = viewing === null ? latest : s.shoe === viewing;
+    // The latest shoe is "in play" until it ends; the row in bold is the shoe shown.
+    const look = el("button", { text: latest ? (s.ended ? "latest" : "in play") : "show" });
+    look.addEventListener("click", () => { viewing = latest ? null : s.shoe; showTable(); });
+    return el("tr", { class: shown ? "current" : "" },
       el("td", { text: s.shoe }), el("td", { text: s.rounds }), el("td", { text: s.banker }),
       el("td", { text: s.player }), el("td", { text: s.tie }), el("td", {}, look),
       el("td", {}, el("a", { href: `${base}.json`, text: "JSON" }), " ",
@@ -234,7 +237,14 @@ async function showTable() {
   shoesOf(t);
   let shoe = t.current;
   if (viewing !== null) shoe = await getJSON(`/api/tables/${encodeURIComponent(tableId)}/shoes/${viewing}`);
-  replace("roads-title", viewing === null ? `Roads, shoe ${shoe.shoe} (in play)` : `Roads, shoe ${shoe.shoe}`);
+  const state = viewing !== null ? "" : shoe.ended ? " (ended)" : " (in play)";
+  replace("roads-title", `Roads, shoe ${shoe.shoe}${state}`);
+  replace("stats-title", `Shoe statistics, shoe ${shoe.shoe}${state}`);
+  // A monitor started after the shoe began has seen only part of it: the counts and the
+  // roads are the table's own tally (without the pairs), the rounds not listed.
+  replace("partial", shoe.partial ? "This monitor started after the shoe began: the counts " +
+          "and roads are the table's own tally (pairs not shown); its earlier rounds are " +
+          "not listed." : "");
   roadsOf(shoe);
   statsOf(shoe);
   document.body.dataset.seq = String(t.last_seq);
