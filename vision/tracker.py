@@ -165,6 +165,11 @@ class Tracker:
         events += self._observe(reading, index, over, split_on_change=True, repeated=repeated)
         return events
 
+    @property
+    def in_passage(self) -> bool:
+        """Whether a card's passage is under way, not yet decided."""
+        return self._passage is not None
+
     def flush(self) -> list[ReadingEvent]:
         """End the passage in progress (end of stream)."""
         return self._end() if self._passage is not None else []

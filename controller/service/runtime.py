@@ -62,6 +62,9 @@ def crop(image, window: tuple[int, int, int, int] | None):
 
 
 HANDOVER_S = 0.25  # the longest the camera waits for the table to handle a card it read
+# A pulse of the sensor is asked whether a frame was captured within it once a frame this
+# much later is read: a frame can come to the camera thread a little after a later one.
+UNSEEN_AFTER = 0.25
 HANDOVER_POLL_S = 0.001  # a live camera's wait looks for its next frame this often
 
 
@@ -86,6 +89,11 @@ class ShoeRuntime:
         # Appended by the serial thread, read by the camera thread: only under the lock.
         self._sensor: deque[tuple[float, bool | None]] = deque(maxlen=64)
         self._sensor_lock = threading.Lock()
+        # Each card's pulse of the sensor, [came, went, counter] (under the same lock), and
+        # the capture times of the frames read (the camera thread's): a pulse no frame was
+        # captured within is a card the camera never saw (`_unseen_cards`).
+        self._pulses: deque[list] = deque(maxlen=64)
+        self._frame_times: deque[float] = deque(maxlen=1024)
         self._clock = clock
         # The body of a journal `link` record: the MCU's boot id, the last card counter and
         # event number whose effects are journaled (docs/protocol.md 8.3), a lid change.
@@ -98,6 +106,7 @@ class ShoeRuntime:
         self.last_frame_at: float | None = None
         self._camera_fault = False
         self._window_said = False  # the window runs past the frame: said once
+        self._last_gone: tuple[int, int] | None = None  # the last card off the sensor
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.changed = threading.Condition()  # notified on every link event and frame batch
@@ -118,6 +127,19 @@ class ShoeRuntime:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+            if not self._thread.is_alive():
+                self._journal_last_card()
+
+    def _journal_last_card(self) -> None:
+        """At a clean stop, the last card off the sensor is journaled as dealt with when
+        its passage was decided: its counter is otherwise journaled only when the next card
+        comes, and the restarted service was sent it again, a pulse with no frame of it,
+        and took it for a card drawn while it was stopped (`_unseen_cards`). A card still
+        in its passage is not: it was never decided, and is reported so."""
+        last, in_passage = self._last_gone, getattr(self.tracker, "in_passage", True)
+        if last is None or in_passage or self.card_present or last[0] <= self._journaled_card:
+            return
+        self._link_state(*last)
 
     @property
     def alive(self) -> bool:
@@ -153,6 +175,15 @@ class ShoeRuntime:
     def on_frame(self, frame) -> None:
         self.frames += 1
         self.last_frame_at = frame.at
+        if self.use_trigger:
+            self._frame_times.append(frame.at)
+            unseen = self._unseen_cards(frame.at)
+            if unseen:
+                first, last = unseen[0], unseen[-1]
+                self.pipeline.submit(obs.EquipmentFault(
+                    f"{len(unseen)} card(s) passed the sensor with no camera frame of them "
+                    f"(card counter {first}{f'-{last}' if last != first else ''}): drawn "
+                    "while the service was not running, or the camera stalled"))
         past = next((window for window in (self.window, self.over_window)
                      if not _fits(window, frame.image)), None)
         if past is not None:
@@ -214,13 +245,14 @@ class ShoeRuntime:
     def on_link_event(self, event) -> None:
         """Called from the serial thread for every event the link delivers."""
         if isinstance(event, link.CardPresent):
-            self._set_sensor(True)
+            self._set_sensor(True, event.counter)
             # Journal the card *before* this one as seen: this card's reading is not in the
             # journal yet. A crash now makes the restarted link report this card as missed
             # (a fault) instead of skipping it; its event comes again (version 2).
             self._link_state(event.counter - 1, event.mcu_event - 1)
         elif isinstance(event, link.CardGone):
             self._set_sensor(False)
+            self._last_gone = (event.counter, event.mcu_event)
         elif isinstance(event, link.ButtonPressed):
             # The event number goes in the transaction of the press's observation: a
             # restarted host is sent the presses after it, never this one again.
@@ -252,10 +284,31 @@ class ShoeRuntime:
         with self.changed:
             self.changed.notify_all()
 
-    def _set_sensor(self, present: bool | None) -> None:
+    def _set_sensor(self, present: bool | None, counter: int | None = None) -> None:
         with self._sensor_lock:
             self.card_present = present
-            self._sensor.append((self._clock(), present))
+            now = self._clock()
+            self._sensor.append((now, present))
+            if present and counter is not None:
+                self._pulses.append([now, None, counter])
+            elif present is False and self._pulses and self._pulses[-1][1] is None:
+                self._pulses[-1][1] = now
+
+    def _unseen_cards(self, at: float) -> list[int]:
+        """The card counters of the sensor's pulses that ended UNSEEN_AFTER before `at` with
+        no frame captured within them (each pulse asked once). After a restart the shoe's
+        microcontroller sends again what the service had not journaled (docs/protocol.md
+        8.3): the cards drawn while no service ran come as pulses a few milliseconds long,
+        with no frame of them, and the tracker, which reads frames while the sensor is on,
+        saw no passage; in a lab's trial four cards went so, the next round journaled
+        without them, and no fault. A live card covers the sensor for several frames."""
+        with self._sensor_lock:
+            ended = [pulse for pulse in self._pulses
+                     if pulse[1] is not None and pulse[1] <= at - UNSEEN_AFTER]
+            for pulse in ended:
+                self._pulses.remove(pulse)
+        return [counter for came, went, counter in ended
+                if not any(came <= t <= went for t in self._frame_times)]
 
     def sensor_at(self, at: float) -> bool | None:
         """The card sensor as it was at time `at` (the latest change not after it)."""

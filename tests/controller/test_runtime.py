@@ -210,6 +210,71 @@ def test_a_window_past_the_frames_edge_is_one_fault_that_names_it():
     assert len(inside.tracker.fed) == 1 and inside.pipeline.submitted == []
 
 
+def test_cards_that_passed_the_sensor_with_no_frame_of_them_are_a_fault():
+    """A test lab's trial: cards drawn while `sabot run` was stopped came again from the
+    shoe's history when it started (docs/protocol.md 8.3), as sensor pulses a millisecond
+    long with no frame of them; the tracker saw no passage, and the next round was
+    journaled without them, with no fault."""
+    pipeline, tracker = Collect(), EchoTracker()
+    now = [10.0]
+    runtime = ShoeRuntime(pipeline, tracker, ScriptedCamera([]), clock=lambda: now[0])
+    for counter in (19, 20, 21):  # the burst of a restart
+        runtime.on_link_event(link.CardPresent(counter))
+        now[0] += 0.001
+        runtime.on_link_event(link.CardGone(counter))
+        now[0] += 0.001
+    runtime.on_frame(frame(0, 10.1))  # too soon to tell: a frame may come late
+    assert pipeline.submitted == []
+    runtime.on_frame(frame(1, 10.4))
+    assert [submitted for submitted, *_ in pipeline.submitted] == [obs.EquipmentFault(
+        "3 card(s) passed the sensor with no camera frame of them (card counter 19-21): "
+        "drawn while the service was not running, or the camera stalled")]
+    # A card the camera saw, a frame within its pulse: nothing more, however late asked.
+    now[0] = 11.0
+    runtime.on_link_event(link.CardPresent(22))
+    runtime.on_frame(frame(2, 11.05))
+    now[0] = 11.1
+    runtime.on_link_event(link.CardGone(22))
+    runtime.on_frame(frame(3, 11.5))
+    runtime.on_frame(frame(4, 12.5))
+    assert len(pipeline.submitted) == 1
+    # Without the sensor in use (no trigger), nothing is asked.
+    blind = ShoeRuntime(Collect(), EchoTracker(), ScriptedCamera([]), use_trigger=False,
+                        clock=lambda: now[0])
+    blind.on_link_event(link.CardPresent(30))
+    blind.on_link_event(link.CardGone(30))
+    now[0] = 20.0
+    blind.on_frame(frame(0, 20.0))
+    assert blind.pipeline.submitted == []
+
+
+class DoneTracker(EchoTracker):
+    """A tracker with no passage under way, or one (`in_passage`)."""
+
+    def __init__(self, in_passage=False):
+        super().__init__()
+        self.in_passage = in_passage
+
+
+def test_a_clean_stop_journals_the_last_card_decided_so_it_is_not_sent_again():
+    """The last card's counter was journaled only when the next card came: a service
+    stopped and started again was sent that card again by the shoe, a pulse with no frame
+    of it, and (with the check above) called it drawn while it was stopped."""
+    for in_passage, expected in ((False, [{"boot_id": 7, "card_counter": 5, "event": 12}]),
+                                 (True, [])):
+        written = []
+        runtime = ShoeRuntime(Collect(), DoneTracker(in_passage), ScriptedCamera([]),
+                              on_link_state=written.append)
+        runtime.on_link_event(link.LinkUp("emu", 7, 0))
+        runtime.on_link_event(link.CardPresent(5, 11))
+        runtime.on_link_event(link.CardGone(5, 12))
+        assert written == [{"boot_id": 7, "card_counter": 4, "event": 10}]  # the card before
+        runtime.start()
+        runtime.stop()
+        # Decided: journaled as dealt with; still in its passage: left to be reported.
+        assert written[1:] == expected, in_passage
+
+
 def test_buttons_and_missed_cards():
     pipeline = Collect()
     runtime = ShoeRuntime(pipeline, EchoTracker(), ScriptedCamera([]))
