@@ -93,6 +93,7 @@ class ShoeRuntime:
         # the capture times of the frames read (the camera thread's): a pulse no frame was
         # captured within is a card the camera never saw (`_unseen_cards`).
         self._pulses: deque[list] = deque(maxlen=64)
+        self._last_pulse: list | None = None  # the newest card's, asked about or not
         self._frame_times: deque[float] = deque(maxlen=1024)
         self._clock = clock
         # The body of a journal `link` record: the MCU's boot id, the last card counter and
@@ -100,13 +101,13 @@ class ShoeRuntime:
         self._on_link_state = on_link_state
         self._mcu_boot: int | None = None
         self._journaled_card = 0
+        self._journaled_event = 0  # the newest MCU event journaled as dealt with
         self.link_up = False
         self.frames = 0
         self.last_index = -1  # the last frame fully processed (its readings submitted)
         self.last_frame_at: float | None = None
         self._camera_fault = False
         self._window_said = False  # the window runs past the frame: said once
-        self._last_gone: tuple[int, int] | None = None  # the last card off the sensor
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.changed = threading.Condition()  # notified on every link event and frame batch
@@ -131,15 +132,25 @@ class ShoeRuntime:
                 self._journal_last_card()
 
     def _journal_last_card(self) -> None:
-        """At a clean stop, the last card off the sensor is journaled as dealt with when
-        its passage was decided: its counter is otherwise journaled only when the next card
-        comes, and the restarted service was sent it again, a pulse with no frame of it,
-        and took it for a card drawn while it was stopped (`_unseen_cards`). A card still
-        in its passage is not: it was never decided, and is reported so."""
-        last, in_passage = self._last_gone, getattr(self.tracker, "in_passage", True)
-        if last is None or in_passage or self.card_present or last[0] <= self._journaled_card:
+        """At a clean stop: the cards off the sensor not yet asked about are asked now (a
+        pulse no frame was captured within is a fault, `_unseen_cards`), and the last card
+        is journaled as dealt with where a frame was captured within its pulse and its
+        passage was decided. Its counter is otherwise journaled only when the next card
+        comes, and the service started again was sent it again, a pulse with no frame of it,
+        and took it for a card drawn while it was stopped. A card not seen, or still in its
+        passage, is not: it was never decided, and is reported so when the service starts
+        again. (After a crash the card is sent again all the same: reported, never lost.)"""
+        if self.use_trigger:
+            unseen = self._unseen_cards(float("inf"))
+            if unseen:
+                self._say_unseen(unseen)
+        with self._sensor_lock:
+            last = self._last_pulse
+            present = self.card_present
+        if (last is None or present or getattr(self.tracker, "in_passage", True)
+                or last[2] <= self._journaled_card or not last[5]):
             return
-        self._link_state(*last)
+        self._link_state(last[2], max(last[4] or last[3], self._journaled_event))
 
     @property
     def alive(self) -> bool:
@@ -179,11 +190,7 @@ class ShoeRuntime:
             self._frame_times.append(frame.at)
             unseen = self._unseen_cards(frame.at)
             if unseen:
-                first, last = unseen[0], unseen[-1]
-                self.pipeline.submit(obs.EquipmentFault(
-                    f"{len(unseen)} card(s) passed the sensor with no camera frame of them "
-                    f"(card counter {first}{f'-{last}' if last != first else ''}): drawn "
-                    "while the service was not running, or the camera stalled"))
+                self._say_unseen(unseen)
         past = next((window for window in (self.window, self.over_window)
                      if not _fits(window, frame.image)), None)
         if past is not None:
@@ -245,14 +252,13 @@ class ShoeRuntime:
     def on_link_event(self, event) -> None:
         """Called from the serial thread for every event the link delivers."""
         if isinstance(event, link.CardPresent):
-            self._set_sensor(True, event.counter)
+            self._set_sensor(True, event.counter, event.mcu_event)
             # Journal the card *before* this one as seen: this card's reading is not in the
             # journal yet. A crash now makes the restarted link report this card as missed
             # (a fault) instead of skipping it; its event comes again (version 2).
             self._link_state(event.counter - 1, event.mcu_event - 1)
         elif isinstance(event, link.CardGone):
-            self._set_sensor(False)
-            self._last_gone = (event.counter, event.mcu_event)
+            self._set_sensor(False, event=event.mcu_event)
         elif isinstance(event, link.ButtonPressed):
             # The event number goes in the transaction of the press's observation: a
             # restarted host is sent the presses after it, never this one again.
@@ -263,6 +269,8 @@ class ShoeRuntime:
             self._on_status(f"shoe lid {'opened' if event.open else 'closed'}")
         elif isinstance(event, link.LinkUp):
             self.link_up = True
+            if self._mcu_boot is not None and event.boot_id != self._mcu_boot:
+                self._forget_pulses()  # another boot: its counters are not these
             self._mcu_boot = event.boot_id
             self._on_status(f"link up: firmware {event.firmware}, boot {event.boot_id:#x}")
         elif isinstance(event, link.LinkDown):
@@ -277,22 +285,33 @@ class ShoeRuntime:
             self.pipeline.submit(obs.EquipmentFault(event.describe()))
         elif isinstance(event, link.McuReset):
             self._mcu_boot = event.new_boot_id
-            self._journaled_card = 0
+            self._journaled_card = self._journaled_event = 0
+            self._forget_pulses()  # the old boot's counters
             self._on_status("shoe microcontroller restarted")
         elif isinstance(event, link.McuError):
             self._on_status(f"shoe microcontroller error {event.code}: {event.text}")
         with self.changed:
             self.changed.notify_all()
 
-    def _set_sensor(self, present: bool | None, counter: int | None = None) -> None:
+    def _set_sensor(self, present: bool | None, counter: int | None = None,
+                    event: int = 0) -> None:
         with self._sensor_lock:
             self.card_present = present
             now = self._clock()
             self._sensor.append((now, present))
             if present and counter is not None:
-                self._pulses.append([now, None, counter])
+                # [came, went, counter, its present event, its gone event, seen]
+                self._last_pulse = [now, None, counter, event, 0, False]
+                self._pulses.append(self._last_pulse)
             elif present is False and self._pulses and self._pulses[-1][1] is None:
-                self._pulses[-1][1] = now
+                self._pulses[-1][1], self._pulses[-1][4] = now, event
+
+    def _say_unseen(self, unseen: list[int]) -> None:
+        first, last = unseen[0], unseen[-1]
+        self.pipeline.submit(obs.EquipmentFault(
+            f"{len(unseen)} card(s) passed the sensor with no camera frame of them "
+            f"(card counter {first}{f'-{last}' if last != first else ''}): drawn while the "
+            "service was not running, or the camera stalled"))
 
     def _unseen_cards(self, at: float) -> list[int]:
         """The card counters of the sensor's pulses that ended UNSEEN_AFTER before `at` with
@@ -307,8 +326,8 @@ class ShoeRuntime:
                      if pulse[1] is not None and pulse[1] <= at - UNSEEN_AFTER]
             for pulse in ended:
                 self._pulses.remove(pulse)
-        return [counter for came, went, counter in ended
-                if not any(came <= t <= went for t in self._frame_times)]
+                pulse[5] = any(pulse[0] <= t < pulse[1] for t in self._frame_times)
+        return [pulse[2] for pulse in ended if not pulse[5]]
 
     def sensor_at(self, at: float) -> bool | None:
         """The card sensor as it was at time `at` (the latest change not after it)."""
@@ -321,12 +340,18 @@ class ShoeRuntime:
             return history[0][1]  # older than what is kept: the oldest known state
         return None  # before the link first reported the sensor
 
+    def _forget_pulses(self) -> None:
+        with self._sensor_lock:
+            self._pulses.clear()
+            self._last_pulse = None
+
     def _link_state(self, counter: int, event: int, **extra) -> None:
         """Queue a `link` record: written in the transaction of the next observation (the
         press's own, when a button is next)."""
         if self._on_link_state is None or self._mcu_boot is None:
             return
         self._journaled_card = counter
+        self._journaled_event = max(self._journaled_event, event)
         body = {"boot_id": self._mcu_boot, "card_counter": counter}
         if event > 0:  # version 2 numbers the MCU's events; version 1 has none
             body["event"] = event

@@ -256,23 +256,48 @@ class DoneTracker(EchoTracker):
         self.in_passage = in_passage
 
 
+def _stopped_after(*, seen=True, in_passage=False, then=()):
+    """What a clean stop journals, and submits, after card 5 came (event 11) and went
+    (event 12): `seen`, a frame captured within its pulse; `then`, link events after it."""
+    written, pipeline, now = [], Collect(), [1.0]
+    runtime = ShoeRuntime(pipeline, DoneTracker(in_passage), ScriptedCamera([]),
+                          on_link_state=written.append, clock=lambda: now[0])
+    runtime.on_link_event(link.LinkUp("emu", 7, 0))
+    runtime.on_link_event(link.CardPresent(5, 11))
+    if seen:
+        runtime.on_frame(frame(0, 1.05))
+    now[0] = 1.1
+    runtime.on_link_event(link.CardGone(5, 12))
+    for event in then:
+        runtime.on_link_event(event)
+    runtime.start()
+    runtime.stop()
+    return written, [submitted for submitted, *_ in pipeline.submitted]
+
+
 def test_a_clean_stop_journals_the_last_card_decided_so_it_is_not_sent_again():
     """The last card's counter was journaled only when the next card came: a service
     stopped and started again was sent that card again by the shoe, a pulse with no frame
     of it, and (with the check above) called it drawn while it was stopped."""
-    for in_passage, expected in ((False, [{"boot_id": 7, "card_counter": 5, "event": 12}]),
-                                 (True, [])):
-        written = []
-        runtime = ShoeRuntime(Collect(), DoneTracker(in_passage), ScriptedCamera([]),
-                              on_link_state=written.append)
-        runtime.on_link_event(link.LinkUp("emu", 7, 0))
-        runtime.on_link_event(link.CardPresent(5, 11))
-        runtime.on_link_event(link.CardGone(5, 12))
-        assert written == [{"boot_id": 7, "card_counter": 4, "event": 10}]  # the card before
-        runtime.start()
-        runtime.stop()
-        # Decided: journaled as dealt with; still in its passage: left to be reported.
-        assert written[1:] == expected, in_passage
+    before = {"boot_id": 7, "card_counter": 4, "event": 10}  # the card before, as it came
+    written, faults = _stopped_after()
+    assert written == [before, {"boot_id": 7, "card_counter": 5, "event": 12}] and not faults
+    # Still in its passage (never decided): not journaled, reported when started again.
+    assert _stopped_after(in_passage=True) == ([before], [])
+    # No frame within its pulse (the burst of a restart, a card drawn as the camera
+    # stopped): a fault now, and not journaled, so the next start reports it as well.
+    written, faults = _stopped_after(seen=False)
+    assert written == [before] and len(faults) == 1
+    assert "1 card(s) passed the sensor with no camera frame of them (card counter 5)" in (
+        faults[0].reason)
+    # A button after it: the event number journaled never goes back (the button would be
+    # sent, and pressed, again).
+    written, _ = _stopped_after(then=[link.ButtonPressed("no_more_bets", 13)])
+    assert [record.get("event") for record in written] == [10, 13, 13]
+    assert written[-1]["card_counter"] == 5
+    # The shoe's microcontroller restarted since: its counters are another boot's.
+    written, _ = _stopped_after(then=[link.McuReset(7, 8)])
+    assert written == [before]
 
 
 def test_buttons_and_missed_cards():
