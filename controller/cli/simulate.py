@@ -86,7 +86,7 @@ def run(args) -> int:
                               damage=args.damage, reader=reader) as sim:
             remaining = observations[len(input_steps(sim.resumed)):]
             if reader is not None:
-                _say_if_the_profile_reads_another_design(
+                _say_what_the_profile_will_not_read(
                     reader, sim.deck, args.profile,
                     deals_cut=any(observation.kind == "cut" for observation in remaining))
             # The shoe's time, from its first card: not the design's learning (once, cached) nor
@@ -125,7 +125,7 @@ def run(args) -> int:
 LEAST_READ = 0.9
 
 
-def _say_if_the_profile_reads_another_design(reader, deck, profile: str, *,
+def _say_what_the_profile_will_not_read(reader, deck, profile: str, *,
                                              deals_cut: bool = True) -> None:
     """A profile shown a design it was not enrolled from leaves cards unreadable, and one
     enrolled without the shoe's cut card leaves that unreadable: say which before the shoe
@@ -141,8 +141,10 @@ def _say_if_the_profile_reads_another_design(reader, deck, profile: str, *,
               f"of the {deck.name} design shown in place: is it that design's profile? "
               "(--deck DIR shows the design it was enrolled from; without --deck, the "
               "built-in one)", file=sys.stderr)
-    cut = reader.read(render_window(deck, "CUT")) if deals_cut else None
-    if cut is not None and cut.kind != "cut":
+    if not deals_cut:
+        return
+    cut = reader.read(render_window(deck, "CUT"))
+    if cut.kind != "cut":
         what = cut.reason if cut.kind == "unknown" else f"read as {cut.card or cut.kind}"
         print(f"sabot simulate: warning: {profile} does not read the shoe's cut card in place "
               f"({what}): the table halts when it comes (enrol the cut card the shoe deals: "

@@ -192,18 +192,18 @@ class TableView:
             return None
         return state
 
-    def _missed_tally(self) -> dict | None:
+    def _missed_tally(self, own: dict) -> dict | None:
         """The table's own tally of the shoe in play (from its retained state) where the
         events seen of that shoe hold fewer rounds: a monitor started after the shoe began
         (its broker keeps no old events) showed 0 rounds, 0 banker, 0 player, beside the
-        table's cards left. None when the events seen tell the shoe whole."""
+        table's cards left. None when the events seen (`own`: their tally of the shoe) tell
+        the shoe whole."""
         state = self._current_state()
         tally = state.get("tally") if state else None
         if not isinstance(tally, dict) or not isinstance(tally.get("rounds"), int):
             return None
         if tally.get("shoe") not in (None, self.shoe.number):
             return None
-        own = self.shoe.tally.summary()
         return tally if tally["rounds"] > own["rounds"] else None
 
     def _open_faults(self) -> list[dict]:
@@ -220,8 +220,9 @@ class TableView:
     def summary(self, now: float | None = None) -> dict:
         """A tile of the room page."""
         state = self.state or {}
-        missed = self._missed_tally()
-        tally = missed if missed is not None else self.shoe.tally.summary()
+        own = self.shoe.tally.summary()
+        missed = self._missed_tally(own)
+        tally = missed if missed is not None else own
         since = None if now is None or self.last_event_ts is None else now - self.last_event_ts
         return {
             "table": self.table, "status": self.status,
@@ -241,7 +242,7 @@ class TableView:
     def detail(self, now: float | None = None) -> dict:
         """The table page: everything about the shoe in play, the earlier shoes listed."""
         current = self.shoe.detail()
-        missed = self._missed_tally()
+        missed = self._missed_tally(current["tally"])
         if missed is not None:
             # Its rounds were not seen, only how they ended (the table's tally, without the
             # pairs): the counts and the roads from that, the round list as seen.

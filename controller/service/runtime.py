@@ -13,6 +13,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from controller.game import observations as obs
 from controller.service.pipeline import Pipeline
@@ -44,6 +45,20 @@ def observation_of(event: seen.ReadingEvent) -> obs.Observation:
             "and pushed back): it was counted in the round and will be read again when it "
             "is drawn; settle the round by hand, then acknowledge")
     return obs.Unreadable(event.reason)
+
+
+@dataclass
+class _Pulse:
+    """One card's pulse of the sensor: when it came and went (the host's clock at the
+    link's reports), its counter and MCU event numbers, and whether a frame was captured
+    within it (asked once, by `ShoeRuntime._unseen_cards`)."""
+
+    came: float
+    counter: int
+    came_event: int
+    went: float | None = None
+    went_event: int = 0
+    seen: bool = False
 
 
 def _fits(window: tuple[int, int, int, int] | None, image) -> bool:
@@ -89,11 +104,11 @@ class ShoeRuntime:
         # Appended by the serial thread, read by the camera thread: only under the lock.
         self._sensor: deque[tuple[float, bool | None]] = deque(maxlen=64)
         self._sensor_lock = threading.Lock()
-        # Each card's pulse of the sensor, [came, went, counter] (under the same lock), and
-        # the capture times of the frames read (the camera thread's): a pulse no frame was
+        # Each card's pulse of the sensor not yet asked about (under the same lock), and the
+        # capture times of the frames read (the camera thread's): a pulse no frame was
         # captured within is a card the camera never saw (`_unseen_cards`).
-        self._pulses: deque[list] = deque(maxlen=64)
-        self._last_pulse: list | None = None  # the newest card's, asked about or not
+        self._pulses: deque[_Pulse] = deque(maxlen=64)
+        self._last_pulse: _Pulse | None = None  # the newest card's, asked about or not
         self._frame_times: deque[float] = deque(maxlen=1024)
         self._clock = clock
         # The body of a journal `link` record: the MCU's boot id, the last card counter and
@@ -148,9 +163,10 @@ class ShoeRuntime:
             last = self._last_pulse
             present = self.card_present
         if (last is None or present or getattr(self.tracker, "in_passage", True)
-                or last[2] <= self._journaled_card or not last[5]):
+                or last.counter <= self._journaled_card or not last.seen):
             return
-        self._link_state(last[2], max(last[4] or last[3], self._journaled_event))
+        self._link_state(last.counter, max(last.went_event or last.came_event,
+                                           self._journaled_event))
 
     @property
     def alive(self) -> bool:
@@ -300,11 +316,10 @@ class ShoeRuntime:
             now = self._clock()
             self._sensor.append((now, present))
             if present and counter is not None:
-                # [came, went, counter, its present event, its gone event, seen]
-                self._last_pulse = [now, None, counter, event, 0, False]
+                self._last_pulse = _Pulse(now, counter, event)
                 self._pulses.append(self._last_pulse)
-            elif present is False and self._pulses and self._pulses[-1][1] is None:
-                self._pulses[-1][1], self._pulses[-1][4] = now, event
+            elif present is False and self._pulses and self._pulses[-1].went is None:
+                self._pulses[-1].went, self._pulses[-1].went_event = now, event
 
     def _say_unseen(self, unseen: list[int]) -> None:
         first, last = unseen[0], unseen[-1]
@@ -323,11 +338,11 @@ class ShoeRuntime:
         without them, and no fault. A live card covers the sensor for several frames."""
         with self._sensor_lock:
             ended = [pulse for pulse in self._pulses
-                     if pulse[1] is not None and pulse[1] <= at - UNSEEN_AFTER]
+                     if pulse.went is not None and pulse.went <= at - UNSEEN_AFTER]
             for pulse in ended:
                 self._pulses.remove(pulse)
-                pulse[5] = any(pulse[0] <= t < pulse[1] for t in self._frame_times)
-        return [pulse[2] for pulse in ended if not pulse[5]]
+                pulse.seen = any(pulse.came <= t < pulse.went for t in self._frame_times)
+        return [pulse.counter for pulse in ended if not pulse.seen]
 
     def sensor_at(self, at: float) -> bool | None:
         """The card sensor as it was at time `at` (the latest change not after it)."""

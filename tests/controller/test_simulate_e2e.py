@@ -188,23 +188,23 @@ def test_a_profile_that_does_not_read_the_shoes_cut_card_is_warned_of(capsys):
     user's profile enrolled without the cut card)."""
     from dataclasses import replace
 
-    from controller.cli.simulate import _say_if_the_profile_reads_another_design
+    from controller.cli.simulate import _say_what_the_profile_will_not_read
     from controller.sim.setup import enrolled_reader
     from vision.decks import draw_cut, synthetic_deck
 
     deck = synthetic_deck()
     reader = enrolled_reader(deck)
-    _say_if_the_profile_reads_another_design(reader, deck, "p.npz")
+    _say_what_the_profile_will_not_read(reader, deck, "p.npz")
     assert capsys.readouterr().err == ""  # its own design and cut card: nothing to say
     green = replace(deck, cards={**deck.cards, "CUT": draw_cut((40, 200, 60))})
-    _say_if_the_profile_reads_another_design(reader, green, "p.npz")
+    _say_what_the_profile_will_not_read(reader, green, "p.npz")
     err = capsys.readouterr().err
     assert "warning: p.npz does not read the shoe's cut card in place (" in err
     assert "the table halts when it comes (enrol the cut card the shoe deals" in err
     assert "reads" not in err.split("does not read")[0]  # its cards it reads
     # A shoe that deals no cut card (a --shoe without CUT, one resumed past it) is not
     # told it will halt there.
-    _say_if_the_profile_reads_another_design(reader, green, "p.npz", deals_cut=False)
+    _say_what_the_profile_will_not_read(reader, green, "p.npz", deals_cut=False)
     assert capsys.readouterr().err == ""
 
 
