@@ -3,6 +3,9 @@
 The port is reopened after it fails (USB shoe unplugged, pty closed), so the service never has
 to restart for a cable, but only while its name still means the shoe (`device`): a udev name
 is followed, a kernel name or a pty that has come to mean another device is not opened.
+It is held exclusively (pyserial's `exclusive`, an flock): a second `sabot run` or `sabot
+record` on the same port would share its bytes with the first, and each would see half the
+frames; the second one is refused the port, naming why, until the first lets go.
 Events go to `on_event` if it is set, otherwise to `events` (a bounded queue.Queue for a
 caller that polls; when it is full, new events are dropped with a warning, so a poller
 that stopped reading cannot grow the service without bound).
@@ -25,6 +28,20 @@ from firmware_bridge.messages import LinkEvent
 
 log = logging.getLogger(__name__)
 EVENTS_KEPT = 65536  # a poller may fall a whole 10,000-card burst behind
+HELD = "Could not exclusively lock"  # pyserial's words for a port another program holds
+
+
+def held_elsewhere(why: str) -> bool:
+    """Whether the reason a port did not open is that another program holds it."""
+    return HELD in why
+
+
+def _reason(error: Exception) -> str:
+    why = str(error)
+    if held_elsewhere(why):
+        return (f"another program holds it (a second `sabot run` or `sabot record` on the "
+                f"same port?): {why}")
+    return why
 
 
 class SerialTransport:
@@ -58,6 +75,7 @@ class SerialTransport:
         self._link_lock = threading.Lock()
         self._write_lock = threading.Lock()
         self._stop = threading.Event()
+        self._tried = threading.Event()  # the first attempt to open the port was made
         self._thread: threading.Thread | None = None
 
     def start(self) -> SerialTransport:
@@ -90,9 +108,15 @@ class SerialTransport:
 
     # ---- the thread -----------------------------------------------------------------------
 
+    def first_open(self, timeout: float = 2.0) -> str:
+        """Wait for the first attempt to open the port: "" if it opened, else why not."""
+        self._tried.wait(timeout)
+        return "" if self._serial is not None or self.opens else self.last_error
+
     def _run(self) -> None:
         while not self._stop.is_set():
             if self._serial is None and not self._open():
+                self._tried.set()
                 self._deliver(self._step(b""))
                 self._stop.wait(self.reopen_interval)
                 continue
@@ -122,10 +146,10 @@ class SerialTransport:
                 return False
         try:
             port = self.serial_factory(
-                self.port, baudrate=self.baudrate, timeout=self.poll_interval
+                self.port, baudrate=self.baudrate, timeout=self.poll_interval, exclusive=True
             )
         except (serial.SerialException, OSError, ValueError) as error:
-            self._cannot_open(str(error))
+            self._cannot_open(_reason(error))
             return False
         if self._identity is None:
             self._identity = identity_of(self.port)
@@ -136,6 +160,7 @@ class SerialTransport:
         self._serial = port
         self._write(b"\x00")  # ends any partial frame the MCU had started to receive
         log.info("opened %s", self.port)
+        self._tried.set()
         return True
 
     def _cannot_open(self, why: str) -> None:

@@ -106,6 +106,8 @@ def _samples_of_recording(args, stack: ExitStack) -> str:
 
         window = tuple(load_config(args.config)["camera"]["window"])
     recording = open_recording(args.recording)
+    for note in recording.notes:
+        print(f"note: {note}", file=sys.stderr)
     out = (Path(args.keep_samples) if args.keep_samples
            else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sabot-enrol-"))))
     if args.keep_samples and out.exists() and any(out.iterdir()):

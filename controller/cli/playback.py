@@ -70,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
             Playback(args.recording, settings, profile, reading_window, journal,
                      speed=None if args.fast else args.speed,
                      sinks=[printer] if printer else []) as playback:
+        for note in playback.recording.notes:
+            print(f"note: {note}", file=sys.stderr)
         if printer is not None:
             printer({"event": "new_shoe", "shoe": 1, "decks": settings["decks"],
                      "style": settings["style"]})

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from controller.cli._numbers import number
 from firmware_bridge.link import Link
-from firmware_bridge.transport import SerialTransport
+from firmware_bridge.transport import SerialTransport, held_elsewhere
 from hardware.camera import KINDS, check_options, open_camera
 from hardware.errors import CameraStalledError
 
@@ -119,6 +119,7 @@ class Recorder:
 
 def run(args) -> int:
     out = Path(args.out)
+    made = not out.exists()
     if out.exists() and any(out.iterdir()):
         print(f"sabot record: {out} is not empty; choose a new directory", file=sys.stderr)
         return 2
@@ -149,6 +150,13 @@ def run(args) -> int:
         transport = SerialTransport(
             args.port, link, baudrate=args.baudrate, on_event=recorder.link, on_bytes=recorder.rx
         ).start()
+        why = transport.first_open()
+        if held_elsewhere(why):  # its bytes would be split between two readers
+            transport.stop()
+            recorder.close()
+            _unmake(out, made)
+            print(f"sabot record: --port {args.port}: {why}", file=sys.stderr)
+            return 2
     camera = open_camera(args.camera, **options) if args.camera else None
     try:
         while not done(args, recorder, start):
@@ -185,6 +193,14 @@ def run(args) -> int:
         recorder.close()
     print(f"recorded {recorder.frames} frames to {out}", file=sys.stderr)
     return status
+
+
+def _unmake(out: Path, made: bool) -> None:
+    """Take back what a recording refused at its start wrote (nothing but its start)."""
+    (out / "events.jsonl").unlink(missing_ok=True)
+    (out / "frames").rmdir()
+    if made:
+        out.rmdir()
 
 
 def done(args, recorder: Recorder, start: float) -> bool:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # `cryptography` is imported only by a journal that signs or 
     from controller.journal.signing import Anchor, Signer
 
 GENESIS = "0" * 64
+IDENTITY_CHARS = 16  # of the first record's hash: `Journal.identity`
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
     seq       INTEGER PRIMARY KEY,
@@ -134,6 +135,14 @@ class Journal:
     @property
     def last_seq(self) -> int:
         return self._seq
+
+    def identity(self) -> str | None:
+        """The journal's name in the surveillance messages: the start of its first record's
+        hash, which covers the table's settings and the microsecond it was written, so a
+        table restarted with a new journal (whose numbers start at 1 again) is told from
+        its old one. None while the journal has no record."""
+        row = self._db.execute("SELECT hash FROM records WHERE seq = 1").fetchone()
+        return str(row[0])[:IDENTITY_CHARS] if row else None
 
     def append(self, kind: str, body: dict, cause: int | None = None) -> Record:
         return self.append_many([(kind, body, cause)])[0]

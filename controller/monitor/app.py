@@ -9,7 +9,9 @@ updates come as server-sent events on `/api/stream`: the name of the table that 
     GET /tables/<id>                        one table: hands, roads, statistics, history
     GET /api/tables                         the room page's data
     GET /api/tables/<id>                    the table page's data
-    GET /api/tables/<id>/shoes/<n>[.csv]    one shoe (JSON, or its rounds as CSV)
+    GET /api/tables/<id>/shoes/<n>[.csv]    one shoe (JSON, or its rounds as CSV); of an
+                                            earlier journal with ?journal=<its id>
+    GET /api/tables/<id>/anchor             the newest signed head that passed (?journal=)
     GET /api/stream                         server-sent events: {"table", "received", "ts"}
 """
 
@@ -27,7 +29,7 @@ from starlette.routing import Route
 
 from controller.monitor.room import shoe_csv
 from controller.monitor.service import MonitorService
-from controller.surveillance.messages import TABLE_ID
+from controller.surveillance.messages import JOURNAL_ID, TABLE_ID
 
 STATIC = {"monitor.css": "text/css", "monitor.js": "text/javascript",
           "room.html": "text/html", "table.html": "text/html"}
@@ -83,10 +85,14 @@ def create_app(service: MonitorService, *, clock=None) -> Starlette:
         """The table's newest signed head that passed, one JSON line: what `sabot verify
         JOURNAL --anchor FILE` checks a journal against."""
         table = request.path_params["table"]
-        anchor = await ask(lambda room: room.tables[table].evidence.anchor
+        journal = _journal_asked(request)
+        if journal is False:
+            return _bad_journal()
+        anchor = await ask(lambda room: room.tables[table].anchor(journal)
                            if table in room.tables else None)
         if anchor is None:
-            return _missing(f"no signed head of table {table!r}")
+            of = f" of journal {journal}" if journal else ""
+            return _missing(f"no signed head of table {table!r}{of}")
         line = json.dumps(anchor, sort_keys=True, separators=(",", ":")) + "\n"
         return Response(line, media_type="application/json", headers={
             "Content-Disposition": f'attachment; filename="{table}.anchor"'})
@@ -98,16 +104,20 @@ def create_app(service: MonitorService, *, clock=None) -> Starlette:
         if not number_text.isdigit():
             return _missing(f"{name!r} is not a shoe number")
         number = int(number_text)
-        detail = await ask(lambda room: room.tables[table].shoe_detail(number)
+        journal = _journal_asked(request)
+        if journal is False:
+            return _bad_journal()
+        detail = await ask(lambda room: room.tables[table].shoe_detail(number, journal)
                            if table in room.tables else None)
         if detail is None:
-            return _missing(f"table {table!r} has no shoe {number}")
+            of = f" in journal {journal}" if journal else ""
+            return _missing(f"table {table!r} has no shoe {number}{of}")
+        file = f"{table}-{journal}-shoe-{number}" if journal else f"{table}-shoe-{number}"
         if as_csv:
             return Response(shoe_csv(detail), media_type="text/csv", headers={
-                **SECURITY,
-                "Content-Disposition": f'attachment; filename="{table}-shoe-{number}.csv"'})
+                **SECURITY, "Content-Disposition": f'attachment; filename="{file}.csv"'})
         if name.endswith(".json"):
-            return _json(detail, download=f"{table}-shoe-{number}.json")
+            return _json(detail, download=f"{file}.json")
         return _json(detail)
 
     async def stream(request: Request) -> Response:
@@ -168,6 +178,19 @@ def _json(body, download: str | None = None) -> Response:
     if download:
         headers["Content-Disposition"] = f'attachment; filename="{download}"'
     return JSONResponse(body, headers=headers)
+
+
+def _journal_asked(request: Request) -> str | None | bool:
+    """The `journal` the query names (None: none; False: not a journal's id)."""
+    journal = request.query_params.get("journal")
+    if journal is None:
+        return None
+    return journal if JOURNAL_ID.match(journal) else False
+
+
+def _bad_journal() -> Response:
+    return JSONResponse({"error": "journal: give the 16 hex digits of a journal's id"},
+                        status_code=400, headers=SECURITY)
 
 
 def _missing(what: str) -> Response:

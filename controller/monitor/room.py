@@ -3,9 +3,13 @@ received. Pure (no I/O, no clock, no threads): the monitor's room thread owns on
 and feeds it; the web pages and the API read the dictionaries it gives.
 
 A table's shoes are cut at its `new_shoe` events (the journal's first shoe has none: it
-begins with the table). Each shoe keeps its rounds, the cards of the round being dealt,
-its irregularities and faults, and its `ShoeTally`; the roads are drawn from its results by
-`controller.game.roads`, the same module as the terminal's, the report's and `sabot roads`.
+begins with the table), and where the table starts a new journal: its messages name their
+journal (`Journal.identity`), and a table restarted with a new one numbers its events, and
+its shoes, from 1 again. The journal replaced is kept in the table's `earlier_journals`,
+with what its signed heads said; a late message of it is dropped. Each shoe keeps its
+rounds, the cards of the round being dealt, its irregularities and faults, and its
+`ShoeTally`; the roads are drawn from its results by `controller.game.roads`, the same
+module as the terminal's, the report's and `sabot roads`.
 """
 
 from __future__ import annotations
@@ -28,14 +32,16 @@ LAST_RESULTS = 12  # shown per table on the room page
 class Shoe:
     number: int
     tally: ShoeTally
+    journal: str | None = None  # of the messages it came in (None: the table names none)
     rounds: list[dict] = field(default_factory=list)
     notes: list[dict] = field(default_factory=list)  # irregularities, faults, announcements
     started: float | None = None
     ended: float | None = None
 
     def summary(self) -> dict:
-        return {"shoe": self.number, "started": self.started, "ended": self.ended,
-                "rounds": len(self.rounds), **_counts(self.tally.summary())}
+        return {"shoe": self.number, "journal": self.journal, "started": self.started,
+                "ended": self.ended, "rounds": len(self.rounds),
+                **_counts(self.tally.summary())}
 
     def detail(self) -> dict:
         results = list(self.tally.results)
@@ -123,6 +129,11 @@ class TableView:
     open_faults: list[dict] = field(default_factory=list)
     evidence: Evidence = field(default_factory=Evidence)
     trusted_key: str | None = None  # the table's public key, when the monitor was given it
+    journal: str | None = None  # the journal its messages come from (`Journal.identity`)
+    earlier_journals: list[dict] = field(default_factory=list)  # those it replaced
+    # The old journal's shoe, when a state named the new journal before any of its events:
+    # it ends, and the old journal was replaced, at the new one's first event.
+    _ending: Shoe | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.shoes:
@@ -132,9 +143,59 @@ class TableView:
     def shoe(self) -> Shoe:
         return self.shoes[-1]
 
+    def follows(self, journal: str | None, ts: float | None) -> bool:
+        """Whether a message of `journal` (an event at `ts`, or a state: None) is to be
+        applied: it names no journal (a table before stop 47), or the one followed, or one
+        the table has not used before, which is then followed (`_take_up`); False for a
+        journal it replaced."""
+        if journal is None or journal == self.journal:
+            return True
+        if any(earlier["journal"] == journal for earlier in self.earlier_journals):
+            return False  # a late message of a journal replaced: its shoes are closed
+        self._take_up(journal, ts)
+        return True
+
+    def _take_up(self, journal: str, ts: float | None) -> None:
+        """Follow `journal` from now on. The first one named is the one whose events were
+        seen (a table upgraded names it from then on); any other is a new journal, begun at
+        `ts`, its first event's time (None, from a state: set by that event, so a restarted
+        monitor, which replays the events before the state, tells the same time): the
+        table restarted with it deals its first shoe, counts its events from 1 and signs
+        its heads from the start, and the old one's faults, hands and lamps are the old
+        table's."""
+        if self.journal is None:
+            self.journal = journal
+            for shoe in self.shoes:
+                shoe.journal = shoe.journal or journal
+            return
+        self.earlier_journals.append({
+            "journal": self.journal, "last_seq": self.last_seq, "replaced": ts,
+            **self.evidence.summary(), "anchor": self.evidence.anchor})
+        self.journal, self.last_seq, self.evidence = journal, 0, Evidence()
+        self.open_faults, self.lamps = [], []
+        self.hands = {"round": None, "player": [], "banker": []}
+        if self.state is not None and self.state.get("journal") != journal:
+            self.state = None
+        shoe = self.shoe
+        if shoe.rounds or shoe.tally.drawn or shoe.notes:
+            self._ending = shoe if shoe.ended is None else None
+            self.shoes.append(Shoe(1, ShoeTally(), journal=journal))
+        else:  # nothing was dealt from it: the new journal's first shoe begins here
+            shoe.number, shoe.journal = 1, journal
+        if ts is not None:
+            self._begun(ts)
+
+    def _begun(self, ts: float | None) -> None:
+        """The journal followed began at `ts`: the one it replaced ended then."""
+        if self.earlier_journals and self.earlier_journals[-1]["replaced"] is None:
+            self.earlier_journals[-1]["replaced"] = ts
+        if self._ending is not None:
+            self._ending.ended, self._ending = ts, None
+
     def add_event(self, message: dict) -> None:
         """One event message, in seq order (the caller drops duplicates and old ones)."""
         kind, ts = message["event"], message.get("ts")
+        self._begun(ts)
         self.last_seq = max(self.last_seq, message["seq"])
         self.last_event_ts = ts
         self.events += 1
@@ -177,6 +238,7 @@ class TableView:
             self.open_faults = []
 
     def set_state(self, state: dict) -> None:
+        """The retained state, of the journal followed (`follows`)."""
         self.state = state
         self.evidence.check(state.get("anchor"), self.trusted_key)
         if state.get("lamps") is not None and state.get("seq", 0) >= self.last_seq:
@@ -233,7 +295,7 @@ class TableView:
             "open_faults": self._open_faults(),
             "irregularities": tally["irregularities"],
             "last_event_ts": self.last_event_ts, "seconds_since_event": since,
-            "last_seq": self.last_seq, "journal": self.evidence.summary(),
+            "last_seq": self.last_seq, "journal": self._journal_summary(),
             # The shoe in play's counts are the table's own, not the events seen: the
             # monitor came after the shoe began.
             "partial": missed is not None, **_counts(tally),
@@ -256,11 +318,29 @@ class TableView:
                 "current": current,
                 "shoes": [shoe.summary() for shoe in self.shoes]}
 
-    def shoe_detail(self, number: int) -> dict | None:
-        for shoe in self.shoes:
-            if shoe.number == number:
+    def shoe_detail(self, number: int, journal: str | None = None) -> dict | None:
+        """Shoe `number` of `journal`, or, with no journal named, the newest shoe of that
+        number (a table restarted with a new journal numbers its shoes from 1 again)."""
+        for shoe in reversed(self.shoes):
+            if shoe.number == number and journal in (None, shoe.journal):
                 return {"table": self.table, **shoe.detail()}
         return None
+
+    def anchor(self, journal: str | None = None) -> dict | None:
+        """The newest signed head that passed, of the journal followed or of `journal`, one
+        it replaced (for `sabot verify --anchor` of the old journal)."""
+        if journal is None or journal == self.journal:
+            return self.evidence.anchor
+        for earlier in self.earlier_journals:
+            if earlier["journal"] == journal:
+                return earlier["anchor"]
+        return None
+
+    def _journal_summary(self) -> dict:
+        """What the signed heads say, of the journal followed and of those it replaced."""
+        replaced = [{k: v for k, v in earlier.items() if k != "anchor"}
+                    for earlier in self.earlier_journals]
+        return {**self.evidence.summary(), "id": self.journal, "replaced": replaced}
 
 
 class Room:
@@ -276,15 +356,23 @@ class Room:
         return view
 
     def add_event(self, table: str, message: dict) -> bool:
-        """False for a message already applied (a duplicate or an older seq)."""
+        """False for a message not applied: already applied (a duplicate, or an older seq of
+        its journal) or of a journal the table replaced."""
         view = self.table(table)
+        if not view.follows(message.get("journal"), message.get("ts")):
+            return False
         if message["seq"] <= view.last_seq:
             return False
         view.add_event(message)
         return True
 
-    def set_state(self, table: str, state: dict) -> None:
-        self.table(table).set_state(state)
+    def set_state(self, table: str, state: dict) -> bool:
+        """False for a state not taken: of a journal the table replaced."""
+        view = self.table(table)
+        if not view.follows(state.get("journal"), None):
+            return False
+        view.set_state(state)
+        return True
 
     def set_status(self, table: str, status: str) -> None:
         self.table(table).status = status

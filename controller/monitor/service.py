@@ -1,7 +1,8 @@
 """The monitor's plumbing: broker messages in, one room thread, live updates out.
 
     broker (paho's network thread) --queue--> room thread: decode and check each message,
-    store it (SQLite, duplicates dropped by seq), apply it to the `Room`, then tell the
+    apply it to the `Room` and store what it took (SQLite; duplicates, by journal and seq,
+    and late messages of a journal replaced are dropped), then tell the
     web clients which tables changed (`Updates`, read by the server's event loop):
     {"table", "received" (monitor's clock), "ts" (the newest event's journal time)}
 
@@ -85,14 +86,21 @@ class MonitorService:
         self._load()
 
     def _load(self) -> None:
-        """The history: what earlier runs of the monitor stored."""
+        """The history: what earlier runs of the monitor stored. The events first, as they
+        were applied, and each table's retained state after them, as it came after them:
+        the state is of the newest journal, the events may be of older ones too."""
+        states = []
         for table, status, state in self.store.tables():
             if status:
                 self.room.set_status(table, status)
             if state:
-                self.room.set_state(table, state)
+                states.append((table, state))
+                # What the shoe's decks are, for the events' tally while they are replayed.
+                self.room.table(table).state = state
         for table, message in self.store.events():
             self.room.add_event(table, message)
+        for table, state in states:
+            self.room.set_state(table, state)
 
     def start(self) -> MonitorService:
         # The broker's network thread reads one packet per turn of the GIL: with the room
@@ -171,11 +179,13 @@ class MonitorService:
             table, kind, body = messages.decode(topic, payload)
             if kind == "event":
                 if self.room.add_event(table, body):
-                    self.store.add_event(table, body["seq"], payload)
+                    self.store.add_event(table, body.get("journal"), body["seq"], payload)
                 else:
-                    return  # a duplicate, or older than what the page already shows
+                    return  # a duplicate, older than what the page shows, or of a journal
+                    # the table replaced
             elif kind == "state":
-                self.room.set_state(table, body)
+                if not self.room.set_state(table, body):
+                    return  # of a journal the table replaced
                 self.store.set_state(table, body)
             else:
                 self.room.set_status(table, body)

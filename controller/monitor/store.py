@@ -1,5 +1,7 @@
 """What the monitor has received, kept in SQLite, so a restarted monitor shows every table's
-shoes again. Events are keyed by (table, seq): a message delivered twice is stored once.
+shoes again. Events are keyed by (table, journal, seq): a message delivered twice is stored
+once, and a table restarted with a new journal, numbering its events from 1 again, is kept
+beside its old one. They are given back in the order they were applied.
 
 Only the monitor's one room thread writes it (`MonitorService`); the web server reads
 through the in-memory `Room` that thread keeps, never the file.
@@ -15,8 +17,8 @@ from controller.errors import SabotError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
-    table_id TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
-    PRIMARY KEY (table_id, seq)
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
+    PRIMARY KEY (table_id, journal, seq)
 );
 CREATE TABLE IF NOT EXISTS tables (
     table_id TEXT PRIMARY KEY, status TEXT, state TEXT
@@ -35,17 +37,37 @@ class MonitorStore:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # a copy of what the tables keep
+            self._add_journals()
             self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as error:
             raise MonitorStoreError(f"{path}: cannot use it as the monitor's history "
                                     f"({error})") from None
 
-    def add_event(self, table: str, seq: int, payload: bytes | str) -> bool:
-        """Store one event message as received (checked); False when that (table, seq) was
-        already stored."""
+    def _add_journals(self) -> None:
+        """A history file of a monitor before stop 47 keyed events by (table, seq) alone:
+        they are kept, under no journal (""), in the order of their numbers."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(events)")}
+        if not columns or "journal" in columns:
+            return
+        self._db.executescript(f"""
+            BEGIN;
+            ALTER TABLE events RENAME TO events_before_journals;
+            {_SCHEMA}
+            INSERT INTO events (table_id, journal, seq, body)
+                SELECT table_id, '', seq, body FROM events_before_journals
+                ORDER BY table_id, seq;
+            DROP TABLE events_before_journals;
+            COMMIT;
+        """)
+
+    def add_event(self, table: str, journal: str | None, seq: int,
+                  payload: bytes | str) -> bool:
+        """Store one event message as received (checked) and applied; False when that
+        (table, journal, seq) was already stored. `journal`: None for a table that names
+        none."""
         text = payload.decode() if isinstance(payload, bytes) else payload
-        cursor = self._db.execute("INSERT OR IGNORE INTO events VALUES (?, ?, ?)",
-                                  (table, int(seq), text))
+        cursor = self._db.execute("INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?)",
+                                  (table, journal or "", int(seq), text))
         return cursor.rowcount == 1
 
     def set_status(self, table: str, status: str) -> None:
@@ -71,7 +93,7 @@ class MonitorStore:
 
     def events(self) -> Iterator[tuple[str, dict]]:
         for table, body in self._db.execute(
-                "SELECT table_id, body FROM events ORDER BY table_id, seq"):
+                "SELECT table_id, body FROM events ORDER BY rowid"):
             yield table, json.loads(body)
 
     def close(self) -> None:

@@ -3,7 +3,9 @@
 What is read back: the frames in order with their times, the bytes the shoe's
 microcontroller sent (for `sabot playback`, through the real link), the host boot id they
 were sent to, and the card sensor's edges from the decoded link records (for enrolment).
-Every malformed line is an error naming the file and the line.
+Every malformed line is an error naming the file and the line, but for a last line cut off
+mid-write (no end of line): a recording killed or losing power as it wrote is played up to
+there, with a note (`Recording.notes`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class Recording:
     sensor: list[tuple[float, bool]] = field(default_factory=list)  # (t, card present)
     received: list[RecordedBytes] = field(default_factory=list)
     host_boot_id: int | None = None  # the boot id the recording's link answered with
+    notes: list[str] = field(default_factory=list)  # for the user: what was left out
 
     def sensor_flags(self) -> list[bool] | None:
         """Whether the card sensor was covered at each frame's time; None without sensor
@@ -63,27 +66,32 @@ def open_recording(directory: str | Path) -> Recording:
     if not events.is_file():
         raise InputError(f"{folder}: not a recording of `sabot record` (no {EVENTS} in it)")
     recording = Recording(folder)
-    with events.open(encoding="utf-8", errors="replace") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            where = f"{events}, line {number}"
-            try:
-                record = json.loads(line)
-                kind = record["kind"]
-                if kind == "start":
-                    recording.host_boot_id = int(record["host_boot_id"])
-                elif kind == "rx":
-                    recording.received.append(RecordedBytes(float(record["t"]),
-                                                            bytes.fromhex(record["hex"])))
-                elif kind == "frame":
-                    recording.frames.append(RecordedFrame(float(record["t"]),
-                                                          folder / str(record["file"])))
-                elif kind == "link" and record.get("event") in SENSOR_EDGES:
-                    recording.sensor.append((float(record["t"]),
-                                             SENSOR_EDGES[record["event"]]))
-            except (ValueError, KeyError, TypeError) as error:
-                raise InputError(f"{where}: not a recording record ({error})") from None
+    with events.open(encoding="utf-8", errors="replace") as file:
+        lines = file.readlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{events}, line {number}"
+        try:
+            record = json.loads(line)
+            kind = record["kind"]
+            if kind == "start":
+                recording.host_boot_id = int(record["host_boot_id"])
+            elif kind == "rx":
+                recording.received.append(RecordedBytes(float(record["t"]),
+                                                        bytes.fromhex(record["hex"])))
+            elif kind == "frame":
+                recording.frames.append(RecordedFrame(float(record["t"]),
+                                                      folder / str(record["file"])))
+            elif kind == "link" and record.get("event") in SENSOR_EDGES:
+                recording.sensor.append((float(record["t"]),
+                                         SENSOR_EDGES[record["event"]]))
+        except (ValueError, KeyError, TypeError) as error:
+            if number == len(lines) and not line.endswith("\n"):
+                recording.notes.append(f"{where}: cut off mid-write (the recording was "
+                                       "stopped as it wrote it), left out")
+                break
+            raise InputError(f"{where}: not a recording record ({error})") from None
     if not recording.frames:
         raise InputError(f"{events}: no camera frames recorded (was --camera given?)")
     recording.frames.sort(key=lambda f: f.t)

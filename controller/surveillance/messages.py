@@ -2,12 +2,15 @@
 
 Topics (`<table>` is the config's `[table] id`):
 - `sabot/<table>/event`: every journal event, QoS 1, in journal order:
-  `{"table": ..., "seq": 42, "ts": 1764590000.123456, "cause": 41, "event": "round", ...}`
-  (the event's own keys after these four). Delivery is at least once: a consumer drops a
-  `seq` it has already seen.
+  `{"table": ..., "journal": "9f2c41d07be3a815", "seq": 42, "ts": 1764590000.123456,
+  "cause": 41, "event": "round", ...}` (the event's own keys after these five). Delivery is
+  at least once: a consumer drops a `seq` it has already seen of that `journal`
+  (`Journal.identity`: a table restarted with a new journal numbers its events from 1
+  again; messages of tables before stop 47 have no `journal`).
 - `sabot/<table>/state`: retained, after every batch of events: the table as it stands
-  (`Publisher.state`), with `anchor`, the journal's newest signed head (`seq`, `hash`,
-  `key`, `signature`, docs/security.md), or null when the journal is not signed.
+  (`Publisher.state`), with its `journal` and `anchor`, the journal's newest signed head
+  (`seq`, `hash`, `key`, `signature`, docs/security.md), or null when the journal is not
+  signed.
 - `sabot/<table>/status`: retained `online`, and `offline` as the Last Will or at a clean stop.
 """
 
@@ -24,7 +27,8 @@ from controller.journal.signing import Anchor
 ROOT = "sabot"
 _CODES = frozenset(ALL_CARDS)
 ONLINE, OFFLINE = b"online", b"offline"
-ENVELOPE = ("table", "seq", "ts", "cause")
+ENVELOPE = ("table", "journal", "seq", "ts", "cause")
+JOURNAL_ID = re.compile(r"^[0-9a-f]{16}$")  # `Journal.identity`
 # A table id is one topic level: no "/", "+", "#", no spaces, not empty.
 TABLE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 MAX_PAYLOAD = 64 * 1024
@@ -45,9 +49,9 @@ def topic(table: str, kind: str) -> str:
     return f"{ROOT}/{table}/{kind}"
 
 
-def event_message(table: str, record) -> dict:
-    """The message of one journal event record."""
-    return {"table": table, "seq": record.seq, "ts": record.ts_us / 1e6,
+def event_message(table: str, journal: str | None, record) -> dict:
+    """The message of one event record of the journal named `journal`."""
+    return {"table": table, "journal": journal, "seq": record.seq, "ts": record.ts_us / 1e6,
             "cause": record.cause, **record.body}
 
 
@@ -88,6 +92,9 @@ def decode(name: str, payload: bytes) -> tuple[str, str, object]:
         raise MessageError(f"{name}: a {type(body).__name__}, not an object")
     if body.get("table") != table:
         raise MessageError(f"{name}: says it is from table {str(body.get('table'))[:40]!r}")
+    journal = body.get("journal")
+    if journal is not None and not (isinstance(journal, str) and JOURNAL_ID.match(journal)):
+        raise MessageError(f"{name}: journal {str(journal)[:40]!r} is not 16 hex digits")
     if kind == "event":
         _check_event(name, body)
     else:

@@ -77,6 +77,7 @@ class Publisher:
         self._replica_hash = GENESIS
         self._tally = ShoeTally()
         self._state_seq = -1
+        self._journal_id: str | None = None  # `Journal.identity`, in every message
 
     # -- the interface, from any thread ------------------------------------------------------
 
@@ -197,12 +198,15 @@ class Publisher:
             self.acked = self._cursor  # the records after the last event were not events
 
     def _send(self, journal: Journal) -> None:
+        if self._journal_id is None:
+            self._journal_id = journal.identity()
         for record in journal.records(after=self._cursor):
             if len(self._inflight) >= WINDOW or self._stop.is_set():
                 break
             self._model(record)
             if record.kind == "event":
-                payload = messages.encode(messages.event_message(self.table, record))
+                message = messages.event_message(self.table, self._journal_id, record)
+                payload = messages.encode(message)
                 mid = self.client.publish(messages.topic(self.table, "event"), payload, qos=1)
                 if mid is None:  # the connection went: sent again when it is back
                     return
@@ -244,7 +248,8 @@ class Publisher:
         snapshot = table.state.snapshot() if table is not None else {}
         lamps = sorted(table.lamps()) if table is not None else []
         anchor = asdict(self._anchor) if self._anchor is not None else None
-        return {"table": self.table, "seq": self._replica_seq, "hash": self._replica_hash,
+        return {"table": self.table, "journal": self._journal_id,
+                "seq": self._replica_seq, "hash": self._replica_hash,
                 "ts": self._clock(), "decks": self._settings.get("decks"),
                 "style": self._settings.get("style"), **snapshot, "lamps": lamps,
                 "tally": self._tally.summary(), "anchor": anchor}

@@ -166,3 +166,26 @@ def test_the_summary_names_the_irregularities_with_their_rules(rig, capsys, tmp_
     assert main(["playback", str(recording), "--profile", rig["profile"], *TABLE, "--fast",
                  "--journal", str(tmp_path / "j.sqlite")]) == 0
     assert "0 rounds, 0 faults, 4 irregularities (rule 12.2(a))" in capsys.readouterr().err
+
+
+def test_a_recording_cut_off_mid_line_plays_up_to_there_with_a_note(rig, capsys, tmp_path):
+    """A lab's trial (stop 46): a recording killed as it wrote its events file left half a
+    line at the end, and the whole recording could not be played. Its last line cut off
+    mid-write is left out with a note; a damaged line elsewhere is still an error."""
+    torn = tmp_path / "torn"
+    shutil.copytree(rig["recording"], torn)
+    events = torn / "events.jsonl"
+    text = events.read_text()
+    events.write_text(text + '{"kind": "rx", "t": 12.5, "he')
+    lines = text.count("\n") + 1
+    status = main(["playback", str(torn), "--profile", rig["profile"], *TABLE, "--fast",
+                   "--expect", str(rig["deal"]), "--journal", str(tmp_path / "j.sqlite")])
+    err = capsys.readouterr().err
+    assert status == 3  # as the whole recording: the cards ran out in a round
+    assert f"note: {events}, line {lines}: cut off mid-write" in err
+    assert "the same" in err and "events as" in err
+    events.write_text(text + '{"kind": "rx", "t": 12.5, "he\n')  # a whole line, damaged
+    status = main(["playback", str(torn), "--profile", rig["profile"], *TABLE, "--fast",
+                   "--journal", str(tmp_path / "k.sqlite")])
+    assert status == 2
+    assert f"{events}, line {lines}: not a recording record" in capsys.readouterr().err

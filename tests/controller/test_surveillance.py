@@ -256,6 +256,9 @@ def test_topic_filters():
     ("sabot/t1/event", b'{"table": "t1", "seq": -1, "ts": 1, "event": "x"}', "seq is not"),
     ("sabot/t1/event", b'{"table": "t1", "seq": 1, "ts": NaN, "event": "x"}', "not JSON"),
     ("sabot/t1/event", b'{"table": "t1", "seq": 1, "ts": 1, "event": "<b>"}', "no event"),
+    ("sabot/t1/event", b'{"table": "t1", "journal": "<b>", "seq": 1, "ts": 1, "event": "x"}',
+     "journal '<b>' is not 16 hex"),
+    ("sabot/t1/state", b'{"table": "t1", "journal": 7, "seq": 1}', "journal '7' is not 16 hex"),
     ("sabot/t1/status", b"maybe", "neither online nor offline"),
     ("sabot/t1/event", b"x" * (messages.MAX_PAYLOAD + 1), "more than a shoe sends"),
 ])

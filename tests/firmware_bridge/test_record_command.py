@@ -141,3 +141,33 @@ def test_a_missing_cameras_reconnect_warnings_are_rate_limited(caplog):
     lines = [r for r in caplog.records if "reconnecting" in r.getMessage()]
     assert len(lines) == 5
     assert "(61 times so far)" in lines[1].getMessage()
+
+
+def test_a_port_another_program_holds_is_refused_by_name(tmp_path, capsys):
+    """A lab's trial (stop 46): a second recording (or a recording beside `sabot run`) on the
+    shoe's port was accepted, and the two split the shoe's bytes between them. The port is
+    held exclusively: the second is refused it, naming why, and leaves nothing behind."""
+    from firmware_bridge.transport import SerialTransport
+
+    with PtyShoe(ShoeEmulator(timing=FAST), link_path=tmp_path / "shoe") as shoe:
+        first = SerialTransport(shoe.device, Link()).start()
+        try:
+            assert first.first_open() == ""
+            second = SerialTransport(shoe.device, Link()).start()
+            why = second.first_open()
+            second.stop()
+            assert "another program holds it (a second `sabot run` or `sabot record`" in why
+            out = tmp_path / "session"
+            assert record.run(parse("--out", str(out), "--port", shoe.device,
+                                    "--seconds", "1")) == 2
+            assert f"--port {shoe.device}: another program holds it" in (
+                capsys.readouterr().err)
+            assert not out.exists()
+        finally:
+            first.stop()
+        # Let go, the port is anybody's again.
+        again = SerialTransport(shoe.device, Link()).start()
+        try:
+            assert again.first_open() == ""
+        finally:
+            again.stop()

@@ -143,3 +143,49 @@ def test_the_table_page_says_which_shoe_and_when_its_counts_are_the_tables_own(t
         monitor.close()
         if late is not None:
             late.close()
+
+
+def test_a_table_restarted_with_a_new_journal_shows_it_and_keeps_the_old_shoe(tmp_path,
+                                                                             browser):
+    """The room says the journal was replaced and where the old one ended; the table page
+    lists the old journal's shoe beside the new one's (both shoe 1) and shows either."""
+    broker = MemoryBroker()
+    monitor = MonitorServer(broker.client("monitor"), tmp_path / "m.sqlite")
+    (tmp_path / "before").mkdir()
+    (tmp_path / "after").mkdir()
+    old = Table(tmp_path / "before", "t1", broker.client("t1"))
+    new = None
+    try:
+        old.deal([s.observation for s in parse_script(
+            "AS 2C 9H 8D 9C 8S 3H 4D 5C 6S 7H KD 2H")])
+        old.flush()
+        old.close()
+        new = Table(tmp_path / "after", "t1", broker.client("t1"))
+        new.deal([s.observation for s in parse_script("AS 2C 9H 8D 9C 8S")])
+        new.flush()
+        errors: list[str] = []
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(monitor.url + "/")
+        page.wait_for_selector(".tile .replaced")
+        assert "the one before ended at record" in page.locator(".tile .replaced").inner_text()
+        page.screenshot(path=str(tmp_path / "room.png"), full_page=True)
+        page.goto(monitor.url + "/tables/t1")
+        page.wait_for_selector("#shoes button")
+        cells = page.locator("#shoes tr td:first-child").all_inner_texts()
+        assert cells == ["1 (earlier journal)", "1"]
+        assert page.locator("#bead_plate .cell span").count() == 1  # the new shoe's round
+        page.locator("#shoes button", has_text="show").click()
+        from playwright.sync_api import expect  # noqa: PLC0415 - as the fixture imports it
+
+        expect(page.locator("#bead_plate .cell span")).to_have_count(2)  # the old shoe's
+        assert page.locator("#shoes tr.current td:first-child").inner_text() == (
+            "1 (earlier journal)")
+        assert page.locator("#roads-title").inner_text() == (
+            "Roads, shoe 1 of the earlier journal")
+        page.screenshot(path=str(tmp_path / "table.png"), full_page=True)
+        assert errors == []
+    finally:
+        if new is not None:
+            new.close()
+        monitor.close()

@@ -84,9 +84,22 @@ function journalLine(j) {
   return el("div", { class: "line dim journal", text });
 }
 
+// The journal the table replaced last, if any: where it ended and what its heads said.
+function replacedLine(j) {
+  const last = j.replaced.at(-1);
+  if (!last) return null;
+  const when = last.replaced ? ` at ${new Date(last.replaced * 1000).toLocaleString()}` : "";
+  const heads = last.state === "broken" ? `JOURNAL: ${last.problem}`
+    : last.state === "signed" ? `signed up to record ${last.signed_up_to}` : "not signed";
+  return el("div", { class: last.state === "broken" ? "line alert replaced" : "line warn replaced",
+                     text: `new journal${when}: the one before ended at record ${last.last_seq} ` +
+                           `(${heads})` });
+}
+
 function tile(t) {
   const classes = ["tile", t.status];
-  if (t.open_faults.length || t.journal.state === "broken") classes.push("fault");
+  const broken = t.journal.state === "broken" || t.journal.replaced.some((j) => j.state === "broken");
+  if (t.open_faults.length || broken) classes.push("fault");
   else if (t.irregularities) classes.push("irregular");
   const lit = t.lamps.length ? t.lamps.map((name) => name.replaceAll("_", " ")).join(", ")
                              : "none";
@@ -109,6 +122,7 @@ function tile(t) {
     t.irregularities ? el("div", { class: "line warn",
                                    text: `${count(t.irregularities, "irregularity", "irregularities")} this shoe` }) : null,
     journalLine(t.journal),
+    replacedLine(t.journal),
     el("div", { class: "line dim since", "data-ts": t.last_event_ts ?? "",
                 text: ago(t.seconds_since_event) }));
   return node;
@@ -131,7 +145,13 @@ function tickSince() {
 // -- a table ----------------------------------------------------------------------------
 
 const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
-let viewing = null; // an earlier shoe's number while the user looks at it
+// An earlier shoe while the user looks at it: its number and its journal (a table restarted
+// with a new journal numbers its shoes from 1 again).
+let viewing = null;
+
+function shoeQuery(s) {
+  return s.journal ? `?journal=${encodeURIComponent(s.journal)}` : "";
+}
 
 const MIN_COLUMNS = 12; // an empty road is still drawn as a board
 
@@ -209,24 +229,26 @@ function nowOf(t) {
     text: `FAULT (round ${f.round ?? "-"}): ${f.reason}` })));
   const anchor = t.journal.state === "signed"
     ? el("a", { href: `/api/tables/${encodeURIComponent(t.table)}/anchor`, text: " (anchor)" }) : null;
-  replace("journal", journalLine(t.journal), anchor);
+  replace("journal", journalLine(t.journal), anchor, replacedLine(t.journal));
 }
 
 function shoesOf(t) {
   const head = el("tr", {}, ...["shoe", "rounds", "banker", "player", "tie", "", ""]
     .map((h) => el("th", { text: h })));
-  const rows = t.shoes.map((s) => {
+  const rows = t.shoes.map((s, i) => {
     const base = `/api/tables/${encodeURIComponent(t.table)}/shoes/${s.shoe}`;
-    const latest = s.shoe === t.current.shoe;
-    const shown = viewing === null ? latest : s.shoe === viewing;
+    const query = shoeQuery(s);
+    const latest = i === t.shoes.length - 1;
+    const shown = viewing === null ? latest : s.shoe === viewing.shoe && s.journal === viewing.journal;
     // The latest shoe is "in play" until it ends; the row in bold is the shoe shown.
     const look = el("button", { text: latest ? (s.ended ? "latest" : "in play") : "show" });
-    look.addEventListener("click", () => { viewing = latest ? null : s.shoe; showTable(); });
+    look.addEventListener("click", () => { viewing = latest ? null : s; showTable(); });
+    const label = s.journal && s.journal !== t.journal.id ? `${s.shoe} (earlier journal)` : s.shoe;
     return el("tr", { class: shown ? "current" : "" },
-      el("td", { text: s.shoe }), el("td", { text: s.rounds }), el("td", { text: s.banker }),
+      el("td", { text: label }), el("td", { text: s.rounds }), el("td", { text: s.banker }),
       el("td", { text: s.player }), el("td", { text: s.tie }), el("td", {}, look),
-      el("td", {}, el("a", { href: `${base}.json`, text: "JSON" }), " ",
-         el("a", { href: `${base}.csv`, text: "CSV" })));
+      el("td", {}, el("a", { href: `${base}.json${query}`, text: "JSON" }), " ",
+         el("a", { href: `${base}.csv${query}`, text: "CSV" })));
   });
   replace("shoes", head, ...rows);
 }
@@ -236,8 +258,11 @@ async function showTable() {
   nowOf(t);
   shoesOf(t);
   let shoe = t.current;
-  if (viewing !== null) shoe = await getJSON(`/api/tables/${encodeURIComponent(tableId)}/shoes/${viewing}`);
-  const state = viewing !== null ? "" : shoe.ended ? " (ended)" : " (in play)";
+  if (viewing !== null) {
+    shoe = await getJSON(`/api/tables/${encodeURIComponent(tableId)}/shoes/${viewing.shoe}${shoeQuery(viewing)}`);
+  }
+  const earlier = shoe.journal && shoe.journal !== t.journal.id ? " of the earlier journal" : "";
+  const state = viewing !== null ? earlier : shoe.ended ? " (ended)" : " (in play)";
   replace("roads-title", `Roads, shoe ${shoe.shoe}${state}`);
   replace("stats-title", `Shoe statistics, shoe ${shoe.shoe}${state}`);
   // A monitor started after the shoe began has seen only part of it: the counts and the
