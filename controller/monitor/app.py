@@ -12,7 +12,9 @@ updates come as server-sent events on `/api/stream`: the name of the table that 
     GET /api/tables/<id>/shoes/<n>[.csv]    one shoe (JSON, or its rounds as CSV); of an
                                             earlier journal with ?journal=<its id>
     GET /api/tables/<id>/anchor             the newest signed head that passed (?journal=)
-    GET /api/stream                         server-sent events: {"table", "received", "ts"}
+    GET /api/monitor                        the monitor itself: its broker connection
+    GET /api/stream                         server-sent events: {"table", "received", "ts"},
+                                            or {"broker"} when the connection changes
 """
 
 from __future__ import annotations
@@ -81,6 +83,9 @@ def create_app(service: MonitorService, *, clock=None) -> Starlette:
                            if table in room.tables else None)
         return _json(detail) if detail is not None else _missing(f"no table {table!r}")
 
+    async def api_monitor(request: Request) -> Response:
+        return _json({"broker": await ask(lambda room: dict(service.broker))})
+
     async def api_anchor(request: Request) -> Response:
         """The table's newest signed head that passed, one JSON line: what `sabot verify
         JOURNAL --anchor FILE` checks a journal against."""
@@ -146,6 +151,7 @@ def create_app(service: MonitorService, *, clock=None) -> Starlette:
         Route("/tables/{table}", table_page),
         Route("/static/{name}", static_file),
         Route("/api/tables", api_tables),
+        Route("/api/monitor", api_monitor),
         Route("/api/tables/{table}", api_table),
         Route("/api/tables/{table}/anchor", api_anchor),
         Route("/api/tables/{table}/shoes/{shoe}", api_shoe),

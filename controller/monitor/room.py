@@ -235,6 +235,11 @@ class TableView:
             if kind in ("shoe_end", "shoe_exhausted"):
                 shoe.ended = ts
         elif kind == "ack":
+            # The faults it cleared stay listed, said to be acknowledged: red beside a table
+            # dealing on, they read as open (an officer's trial, stop 46).
+            for note in shoe.notes:
+                if note.get("event") == "fault" and note.get("acknowledged") is None:
+                    note["acknowledged"] = ts
             self.open_faults = []
 
     def set_state(self, state: dict) -> None:

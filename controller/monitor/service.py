@@ -4,7 +4,8 @@
     apply it to the `Room` and store what it took (SQLite; duplicates, by journal and seq,
     and late messages of a journal replaced are dropped), then tell the
     web clients which tables changed (`Updates`, read by the server's event loop):
-    {"table", "received" (monitor's clock), "ts" (the newest event's journal time)}
+    {"table", "received" (monitor's clock), "ts" (the newest event's journal time)}, and
+    the monitor's own broker connection when it changes: {"broker": `MonitorService.broker`}
 
 Only the room thread touches the `Room` and the store; the web handlers ask it for a
 snapshot through `query`, which runs a function on the room thread and waits for the result,
@@ -20,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import dataclass
 
 from controller.monitor.room import Room
 from controller.monitor.store import MonitorStore
@@ -31,6 +33,15 @@ log = logging.getLogger(__name__)
 TOPICS = ("sabot/+/event", "sabot/+/state", "sabot/+/status")
 SWITCH_INTERVAL = 0.0005  # seconds
 _STOP = object()
+
+
+@dataclass(frozen=True)
+class _BrokerChange:
+    """The monitor's broker connection came or went (from the client's thread)."""
+
+    connected: bool
+    reason: str
+    at: float
 
 
 class Updates:
@@ -82,7 +93,15 @@ class MonitorService:
         self._group = group
         reach = Reachability(client, log, "the monitor keeps trying, and its pages show only "
                              "the history it has kept until then")
-        client.on_connect = reach.connected
+        # Whether the tables can be heard at all, for the pages' header (the room thread's):
+        # with the broker away every tile stands as it was last heard, and a page whose own
+        # stream to the monitor is up said "live".
+        self.broker = {"connected": False, "since": None, "reason": "not connected yet",
+                       "address": str(client.address)}
+        client.on_connect = lambda: (reach.connected(), self._broker_changed(True, ""))
+        client.on_connect_fail = lambda reason: (reach.failed(reason),
+                                                 self._broker_changed(False, reason))
+        client.on_disconnect = lambda reason: self._broker_changed(False, reason)
         self._load()
 
     def _load(self) -> None:
@@ -133,6 +152,9 @@ class MonitorService:
 
     # -- the broker's thread -----------------------------------------------------------------
 
+    def _broker_changed(self, connected: bool, reason: str) -> None:
+        self._inbox.put(_BrokerChange(connected, reason, self.clock()))
+
     def _message(self, topic: str, payload: bytes) -> None:
         try:
             self._inbox.put_nowait((topic, payload, self.clock()))
@@ -159,6 +181,9 @@ class MonitorService:
                     if entry is _STOP:
                         self._inbox.put(_STOP)
                         continue
+                    if isinstance(entry, _BrokerChange):
+                        self._take_broker_change(entry)
+                        continue
                     if len(entry) == 2:
                         function, future = entry
                         try:
@@ -171,6 +196,13 @@ class MonitorService:
                 self.store.commit()
             for table, item in changed.items():
                 self.updates.publish({"table": table, **item})
+
+    def _take_broker_change(self, change: _BrokerChange) -> None:
+        if change.connected == self.broker["connected"] and self.broker["since"] is not None:
+            return  # the client's every failed attempt says so again
+        self.broker = {**self.broker, "connected": change.connected, "since": change.at,
+                       "reason": change.reason}
+        self.updates.publish({"broker": self.broker})
 
     def _apply(self, topic: str, payload: bytes, received_at: float,
                changed: dict[str, dict]) -> None:

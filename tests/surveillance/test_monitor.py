@@ -115,6 +115,12 @@ def test_faults_are_open_until_acknowledged(room):
     one.deal(scripted("ACK"))
     one.flush()
     assert monitor.wait_for(lambda: monitor.get("/api/tables")[0]["open_faults"] == [])
+    # Still listed, said to be acknowledged (it read as an open fault beside a table
+    # dealing on).
+    faults = [n for n in monitor.get("/api/tables/t1")["current"]["notes"]
+              if n["event"] == "fault"]
+    acks = [e for e in one.events() if e["event"] == "ack"]
+    assert len(faults) == 1 and faults[0]["acknowledged"] is not None and len(acks) == 1
 
 
 def test_a_monitor_started_after_a_table_halted_shows_its_faults_and_counts(room, tmp_path):

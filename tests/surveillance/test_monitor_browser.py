@@ -107,6 +107,15 @@ def test_scripted_table_page_shows_hands_and_faults(tmp_path, browser):
         assert page.locator("#player .card").all_inner_texts() == ["9H"]
         assert page.locator("#banker .card").all_inner_texts() == ["8D"]
         assert "fault" in page.locator("#lamps .lamp.lit").all_inner_texts()
+        assert page.locator("#notes li.alert").inner_text().split(": ", 1)[1].startswith(
+            "FAULT: ")
+        one.deal([s.observation for s in parse_script("ACK")])
+        one.flush()
+        # Acknowledged, the fault stays in the list, no longer in red.
+        page.wait_for_selector("#notes li.warn")
+        assert "fault, acknowledged at " in page.locator("#notes li.warn").inner_text()
+        assert page.locator("#notes li.alert").count() == 0
+        assert page.locator("#faults .alert").count() == 0
     finally:
         one.close()
         monitor.close()
@@ -188,4 +197,34 @@ def test_a_table_restarted_with_a_new_journal_shows_it_and_keeps_the_old_shoe(tm
     finally:
         if new is not None:
             new.close()
+        monitor.close()
+
+
+def test_the_header_says_when_the_monitors_broker_is_away(tmp_path, browser):
+    """A surveillance officer's trial (stop 46): with the broker gone every tile went
+    offline while the header still said "live"."""
+    from playwright.sync_api import expect  # noqa: PLC0415 - as the fixture imports it
+
+    broker = MemoryBroker()
+    monitor = MonitorServer(broker.client("monitor"), tmp_path / "m.sqlite")
+    one = Table(tmp_path, "t1", broker.client("t1"))
+    try:
+        one.deal(dealt_until_shoe_end(shuffled_shoe(1, seed=5), 1)[:10])
+        one.flush()
+        page = browser.new_page(viewport={"width": 1280, "height": 400})
+        page.goto(monitor.url + "/")
+        page.wait_for_selector("#live.on")
+        assert monitor.get("/api/monitor")["broker"]["connected"] is True
+        broker.go_down()
+        expect(page.locator("#live")).to_have_class("live away")
+        assert page.locator("#live").inner_text().startswith("broker away since ")
+        assert monitor.get("/api/monitor")["broker"]["connected"] is False
+        page.screenshot(path=str(tmp_path / "away.png"))
+        page.reload()  # a page opened while the broker is away says so from the start
+        expect(page.locator("#live")).to_have_class("live away")
+        broker.come_up()
+        expect(page.locator("#live")).to_have_text("live")
+        assert page.locator("#live").get_attribute("class") == "live on"
+    finally:
+        one.close()
         monitor.close()

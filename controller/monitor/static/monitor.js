@@ -54,16 +54,45 @@ async function getJSON(url) {
   return response.json();
 }
 
+// The header's badge says whether the page hears the tables: its own stream from the
+// monitor, and the monitor's connection to the broker (with the broker away, every table
+// stands as it was last heard, and the badge said "live").
+const link = { stream: false, broker: null };
+
+function showLink() {
+  const badge = document.getElementById("live");
+  const broker = link.broker;
+  badge.title = "";
+  if (!link.stream) {
+    badge.textContent = "reconnecting";
+    badge.className = "live";
+  } else if (broker && !broker.connected) {
+    const since = broker.since ? ` since ${new Date(broker.since * 1000).toLocaleTimeString()}` : "";
+    badge.textContent = `broker away${since}: tables not heard`;
+    badge.className = "live away";
+    badge.title = `${broker.address}: ${broker.reason}`;
+  } else {
+    badge.textContent = "live";
+    badge.className = "live on";
+  }
+}
+
 // Live updates: the server names the table that changed; the page fetches what it shows.
 function live(onTable) {
-  const badge = document.getElementById("live");
   const source = new EventSource("/api/stream");
-  source.onopen = () => { badge.textContent = "live"; badge.classList.add("on"); };
-  source.onerror = () => { badge.textContent = "reconnecting"; badge.classList.remove("on"); };
+  source.onopen = () => {
+    link.stream = true;
+    showLink();
+    getJSON("/api/monitor").then((m) => { link.broker = m.broker; showLink(); }).catch(() => {});
+  };
+  source.onerror = () => { link.stream = false; showLink(); };
   source.onmessage = (message) => {
     let item;
     try { item = JSON.parse(message.data); } catch (error) { return; }
-    if (item && typeof item.table === "string") onTable(item.table);
+    if (item && item.broker && typeof item.broker === "object") {
+      link.broker = item.broker;
+      showLink();
+    } else if (item && typeof item.table === "string") onTable(item.table);
   };
 }
 
@@ -206,7 +235,11 @@ function statsOf(shoe) {
     let text = `${when} round ${n.round ?? "-"}: `;
     let cls = "";
     if (n.event === "irregularity") { text += `rule ${n.rule}: ${n.message}`; cls = "warn"; }
-    else if (n.event === "fault") { text += `FAULT: ${n.reason}`; cls = "alert"; }
+    else if (n.event === "fault" && n.acknowledged) {
+      const at = new Date(n.acknowledged * 1000).toLocaleTimeString();
+      text += `fault, acknowledged at ${at}: ${n.reason}`;
+      cls = "warn";
+    } else if (n.event === "fault") { text += `FAULT: ${n.reason}`; cls = "alert"; }
     else if (n.event === "last_coup") text += `last coup announced (rule ${n.rule})`;
     else if (n.event === "shoe_end") text = `${when} end of the shoe after ${n.rounds} rounds, ${n.cards_left} cards left`;
     else text += n.event.replaceAll("_", " ");
