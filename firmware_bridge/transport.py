@@ -5,7 +5,8 @@ to restart for a cable, but only while its name still means the shoe (`device`):
 is followed, a kernel name or a pty that has come to mean another device is not opened.
 It is held exclusively (pyserial's `exclusive`, an flock): a second `sabot run` or `sabot
 record` on the same port would share its bytes with the first, and each would see half the
-frames; the second one is refused the port, naming why, until the first lets go.
+frames. The second is refused the port, naming why: `sabot record` exits; `sabot run` says
+so in its log and keeps trying, as for a shoe unplugged, until the first lets go.
 Events go to `on_event` if it is set, otherwise to `events` (a bounded queue.Queue for a
 caller that polls; when it is full, new events are dropped with a warning, so a poller
 that stopped reading cannot grow the service without bound).
@@ -109,7 +110,8 @@ class SerialTransport:
     # ---- the thread -----------------------------------------------------------------------
 
     def first_open(self, timeout: float = 2.0) -> str:
-        """Wait for the first attempt to open the port: "" if it opened, else why not."""
+        """Wait for the first attempt to open the port: "" if it opened (or the attempt
+        took longer than `timeout`), else why not."""
         self._tried.wait(timeout)
         return "" if self._serial is not None or self.opens else self.last_error
 

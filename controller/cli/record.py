@@ -117,9 +117,37 @@ class Recorder:
             self._file.close()
 
 
+class _Held:
+    """The link's records, held from the port's opening until the recorder is made, then
+    passed on: the port is tried before the recording's folder is made."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: list[tuple[str, tuple]] = []
+        self._recorder: Recorder | None = None
+
+    def rx(self, data: bytes, when: float) -> None:
+        self._pass("rx", data, when)
+
+    def link(self, event) -> None:
+        self._pass("link", event)
+
+    def _pass(self, name: str, *args) -> None:
+        with self._lock:
+            if self._recorder is None:
+                self._held.append((name, args))
+                return
+        getattr(self._recorder, name)(*args)
+
+    def to(self, recorder: Recorder) -> None:
+        with self._lock:
+            for name, args in self._held:
+                getattr(recorder, name)(*args)
+            self._recorder, self._held = recorder, []
+
+
 def run(args) -> int:
     out = Path(args.out)
-    made = not out.exists()
     if out.exists() and any(out.iterdir()):
         print(f"sabot record: {out} is not empty; choose a new directory", file=sys.stderr)
         return 2
@@ -141,22 +169,22 @@ def run(args) -> int:
         return 2
     start = time.monotonic()
     status = 0
-    recorder = Recorder(out, start)
     link = Link()
-    recorder.write({"kind": "start", "host_boot_id": link.session.boot_id, "port": args.port,
-                    "camera": args.camera, "camera_options": options})  # fmt: skip
     transport = None
-    if args.port:
+    held = _Held()
+    if args.port:  # tried before the recording's folder is made
         transport = SerialTransport(
-            args.port, link, baudrate=args.baudrate, on_event=recorder.link, on_bytes=recorder.rx
+            args.port, link, baudrate=args.baudrate, on_event=held.link, on_bytes=held.rx
         ).start()
         why = transport.first_open()
         if held_elsewhere(why):  # its bytes would be split between two readers
             transport.stop()
-            recorder.close()
-            _unmake(out, made)
             print(f"sabot record: --port {args.port}: {why}", file=sys.stderr)
             return 2
+    recorder = Recorder(out, start)
+    recorder.write({"kind": "start", "host_boot_id": link.session.boot_id, "port": args.port,
+                    "camera": args.camera, "camera_options": options})  # fmt: skip
+    held.to(recorder)
     camera = open_camera(args.camera, **options) if args.camera else None
     try:
         while not done(args, recorder, start):
@@ -193,14 +221,6 @@ def run(args) -> int:
         recorder.close()
     print(f"recorded {recorder.frames} frames to {out}", file=sys.stderr)
     return status
-
-
-def _unmake(out: Path, made: bool) -> None:
-    """Take back what a recording refused at its start wrote (nothing but its start)."""
-    (out / "events.jsonl").unlink(missing_ok=True)
-    (out / "frames").rmdir()
-    if made:
-        out.rmdir()
 
 
 def done(args, recorder: Recorder, start: float) -> bool:

@@ -1,8 +1,8 @@
 """The monitor's plumbing: broker messages in, one room thread, live updates out.
 
     broker (paho's network thread) --queue--> room thread: decode and check each message,
-    apply it to the `Room` and store what it took (SQLite; duplicates, by journal and seq,
-    and late messages of a journal replaced are dropped), then tell the
+    apply it to the `Room` and store what it took (SQLite; repeats, by journal and seq, are
+    dropped), then tell the
     web clients which tables changed (`Updates`, read by the server's event loop):
     {"table", "received" (monitor's clock), "ts" (the newest event's journal time)}, and
     the monitor's own broker connection when it changes: {"broker": `MonitorService.broker`}
@@ -106,16 +106,13 @@ class MonitorService:
 
     def _load(self) -> None:
         """The history: what earlier runs of the monitor stored. The events first, as they
-        were applied, and each table's retained state after them, as it came after them:
-        the state is of the newest journal, the events may be of older ones too."""
-        states = []
-        for table, status, state in self.store.tables():
-            if status:
-                self.room.set_status(table, status)
-            if state:
-                states.append((table, state))
-                # What the shoe's decks are, for the events' tally while they are replayed.
-                self.room.table(table).state = state
+        were applied, then each journal's last retained state, as they came after them
+        (the journal a table follows is told by its messages' times, not their order)."""
+        for table, status in self.store.statuses():
+            self.room.set_status(table, status)
+        states = self.store.states()
+        for table, state in states:  # each journal's decks, for its events' tally
+            self.room.table(table).know_decks(state.get("journal"), state.get("decks"))
         for table, message in self.store.events():
             self.room.add_event(table, message)
         for table, state in states:
@@ -210,14 +207,11 @@ class MonitorService:
         try:
             table, kind, body = messages.decode(topic, payload)
             if kind == "event":
-                if self.room.add_event(table, body):
-                    self.store.add_event(table, body.get("journal"), body["seq"], payload)
-                else:
-                    return  # a duplicate, older than what the page shows, or of a journal
-                    # the table replaced
+                if not self.room.add_event(table, body):
+                    return  # applied already: a repeat, or an older number of its journal
+                self.store.add_event(table, body.get("journal"), body["seq"], payload)
             elif kind == "state":
-                if not self.room.set_state(table, body):
-                    return  # of a journal the table replaced
+                self.room.set_state(table, body)
                 self.store.set_state(table, body)
             else:
                 self.room.set_status(table, body)

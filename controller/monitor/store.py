@@ -1,7 +1,9 @@
 """What the monitor has received, kept in SQLite, so a restarted monitor shows every table's
 shoes again. Events are keyed by (table, journal, seq): a message delivered twice is stored
 once, and a table restarted with a new journal, numbering its events from 1 again, is kept
-beside its old one. They are given back in the order they were applied.
+beside its old one. They are given back in the order they were applied. The last retained
+state of each journal is kept too: the journal a table left keeps its signed head (for
+`sabot verify --anchor` of it) and its decks.
 
 Only the monitor's one room thread writes it (`MonitorService`); the web server reads
 through the in-memory `Room` that thread keeps, never the file.
@@ -22,6 +24,10 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE TABLE IF NOT EXISTS tables (
     table_id TEXT PRIMARY KEY, status TEXT, state TEXT
+);
+CREATE TABLE IF NOT EXISTS states (
+    table_id TEXT NOT NULL, journal TEXT NOT NULL, state TEXT NOT NULL,
+    PRIMARY KEY (table_id, journal)
 );
 """
 
@@ -76,9 +82,14 @@ class MonitorStore:
                          (table, status))
 
     def set_state(self, table: str, state: dict) -> None:
-        self._db.execute("INSERT INTO tables (table_id, state) VALUES (?, ?) "
-                         "ON CONFLICT (table_id) DO UPDATE SET state = excluded.state",
-                         (table, json.dumps(state, separators=(",", ":"))))
+        """The last retained state of its journal (`tables.state` is a history file's
+        before stop 47: read, never written)."""
+        self._db.execute("INSERT INTO states VALUES (?, ?, ?) ON CONFLICT (table_id, journal) "
+                         "DO UPDATE SET state = excluded.state",
+                         (table, state.get("journal") or "",
+                          json.dumps(state, separators=(",", ":"))))
+        self._db.execute("UPDATE tables SET state = NULL WHERE table_id = ? AND state IS NOT "
+                         "NULL", (table,))
 
     def begin(self) -> None:
         self._db.execute("BEGIN")
@@ -86,10 +97,18 @@ class MonitorStore:
     def commit(self) -> None:
         self._db.execute("COMMIT")
 
-    def tables(self) -> Iterator[tuple[str, str | None, dict | None]]:
-        for table, status, state in self._db.execute(
-                "SELECT table_id, status, state FROM tables ORDER BY table_id"):
-            yield table, status, json.loads(state) if state else None
+    def statuses(self) -> Iterator[tuple[str, str]]:
+        yield from self._db.execute(
+            "SELECT table_id, status FROM tables WHERE status IS NOT NULL")
+
+    def states(self) -> list[tuple[str, dict]]:
+        """Each journal's last retained state, in the order of their times (an older
+        history file's one state per table first)."""
+        old = [(table, json.loads(state)) for table, state in self._db.execute(
+            "SELECT table_id, state FROM tables WHERE state IS NOT NULL")]
+        new = [(table, json.loads(state)) for table, state in self._db.execute(
+            "SELECT table_id, state FROM states")]
+        return old + sorted(new, key=lambda item: _time(item[1]))
 
     def events(self) -> Iterator[tuple[str, dict]]:
         for table, body in self._db.execute(
@@ -98,3 +117,8 @@ class MonitorStore:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _time(state: dict) -> float:
+    ts = state.get("ts")
+    return float(ts) if isinstance(ts, int | float) else 0.0

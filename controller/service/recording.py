@@ -67,11 +67,22 @@ def open_recording(directory: str | Path) -> Recording:
         raise InputError(f"{folder}: not a recording of `sabot record` (no {EVENTS} in it)")
     recording = Recording(folder)
     with events.open(encoding="utf-8", errors="replace") as file:
-        lines = file.readlines()
-    for number, line in enumerate(lines, start=1):
+        _read_events(file, recording)
+    if not recording.frames:
+        raise InputError(f"{events}: no camera frames recorded (was --camera given?)")
+    recording.frames.sort(key=lambda f: f.t)
+    recording.sensor.sort(key=lambda s: s[0])
+    recording.received.sort(key=lambda r: r.t)
+    return recording
+
+
+def _read_events(file, recording: Recording) -> None:
+    """The records of an events file into `recording`, line by line."""
+    folder = recording.directory
+    for number, line in enumerate(file, start=1):
         if not line.strip():
             continue
-        where = f"{events}, line {number}"
+        where = f"{file.name}, line {number}"
         try:
             record = json.loads(line)
             kind = record["kind"]
@@ -87,14 +98,8 @@ def open_recording(directory: str | Path) -> Recording:
                 recording.sensor.append((float(record["t"]),
                                          SENSOR_EDGES[record["event"]]))
         except (ValueError, KeyError, TypeError) as error:
-            if number == len(lines) and not line.endswith("\n"):
+            if not line.endswith("\n"):  # only the last line can end without one
                 recording.notes.append(f"{where}: cut off mid-write (the recording was "
                                        "stopped as it wrote it), left out")
                 break
             raise InputError(f"{where}: not a recording record ({error})") from None
-    if not recording.frames:
-        raise InputError(f"{events}: no camera frames recorded (was --camera given?)")
-    recording.frames.sort(key=lambda f: f.t)
-    recording.sensor.sort(key=lambda s: s[0])
-    recording.received.sort(key=lambda r: r.t)
-    return recording

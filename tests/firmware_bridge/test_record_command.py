@@ -157,12 +157,12 @@ def test_a_port_another_program_holds_is_refused_by_name(tmp_path, capsys):
             why = second.first_open()
             second.stop()
             assert "another program holds it (a second `sabot run` or `sabot record`" in why
-            out = tmp_path / "session"
+            out = tmp_path / "new" / "session"
             assert record.run(parse("--out", str(out), "--port", shoe.device,
                                     "--seconds", "1")) == 2
             assert f"--port {shoe.device}: another program holds it" in (
                 capsys.readouterr().err)
-            assert not out.exists()
+            assert not (tmp_path / "new").exists()
         finally:
             first.stop()
         # Let go, the port is anybody's again.

@@ -10,7 +10,8 @@ import pytest
 
 from controller.journal.signing import Anchor, load_or_create_signer, load_public_key
 from controller.journal.verify import verify
-from controller.monitor.room import Evidence, Room
+from controller.monitor.journals import Evidence
+from controller.monitor.room import Room
 from controller.surveillance import messages
 from controller.surveillance.broker import MemoryBroker
 from tests.surveillance.monitor_rig import MonitorServer, Table

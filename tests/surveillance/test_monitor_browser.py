@@ -135,15 +135,18 @@ def test_the_table_page_says_which_shoe_and_when_its_counts_are_the_tables_own(t
         one.flush()
         page = browser.new_page()
         page.goto(monitor.url + "/tables/t1")
-        page.wait_for_function("document.getElementById('roads-title').innerText"
-                               ".includes('(ended)')")
+        # Playwright's expect polls from Python: a polled string would be evaluated in the
+        # page, which its Content-Security-Policy forbids.
+        from playwright.sync_api import expect  # noqa: PLC0415 - as the fixture imports it
+
+        expect(page.locator("#roads-title")).to_contain_text("(ended)")
         assert page.locator("#stats-title").inner_text() == "Shoe statistics, shoe 1 (ended)"
         assert page.locator("#shoes button").all_inner_texts() == ["latest"]
         assert page.locator("#partial").inner_text() == ""
         late = MonitorServer(broker.client("late"), tmp_path / "late.sqlite")
         assert late.wait_for(lambda: late.get("/api/tables") != [])
         page.goto(late.url + "/tables/t1")
-        page.wait_for_function("document.getElementById('partial').innerText !== ''")
+        expect(page.locator("#partial")).to_contain_text("started after")
         assert "started after the shoe began" in page.locator("#partial").inner_text()
         rounds = sum(e["event"] == "round" and not e["void"] for e in one.events())
         assert page.locator("#bead_plate .cell span").count() == rounds

@@ -113,23 +113,27 @@ function journalLine(j) {
   return el("div", { class: "line dim journal", text });
 }
 
-// The journal the table replaced last, if any: where it ended and what its heads said.
+// The other journals the table published from, if any: the one it left last, where it
+// ended and what its heads said (red where any journal's heads broke).
 function replacedLine(j) {
   const last = j.replaced.at(-1);
   if (!last) return null;
-  const when = last.replaced ? ` at ${new Date(last.replaced * 1000).toLocaleString()}` : "";
-  const heads = last.state === "broken" ? `JOURNAL: ${last.problem}`
-    : last.state === "signed" ? `signed up to record ${last.signed_up_to}` : "not signed";
-  return el("div", { class: last.state === "broken" ? "line alert replaced" : "line warn replaced",
-                     text: `new journal${when}: the one before ended at record ${last.last_seq} ` +
-                           `(${heads})` });
+  const broken = j.replaced.find((r) => r.state === "broken");
+  const when = last.left ? ` at ${new Date(last.left * 1000).toLocaleString()}` : "";
+  const heads = last.state === "signed" ? `signed up to record ${last.signed_up_to}`
+    : last.state === "broken" ? "its heads broke" : "not signed";
+  const more = j.replaced.length > 1 ? ` (${j.replaced.length} journals before this one)` : "";
+  let text = `new journal${when}, first heard at record ${j.first_seq ?? "?"}: the one ` +
+             `before ended at record ${last.last_seq} (${heads})${more}`;
+  if (broken) text += `; JOURNAL ${broken.journal}: ${broken.problem}`;
+  return el("div", { class: broken ? "line alert replaced" : "line warn replaced", text });
 }
 
 function tile(t) {
   const classes = ["tile", t.status];
   const broken = t.journal.state === "broken" || t.journal.replaced.some((j) => j.state === "broken");
   if (t.open_faults.length || broken) classes.push("fault");
-  else if (t.irregularities) classes.push("irregular");
+  else if (t.irregularities || t.journal.replaced.length) classes.push("irregular");
   const lit = t.lamps.length ? t.lamps.map((name) => name.replaceAll("_", " ")).join(", ")
                              : "none";
   const results = el("div", { class: "results" },
@@ -268,10 +272,10 @@ function nowOf(t) {
 function shoesOf(t) {
   const head = el("tr", {}, ...["shoe", "rounds", "banker", "player", "tie", "", ""]
     .map((h) => el("th", { text: h })));
-  const rows = t.shoes.map((s, i) => {
+  const rows = t.shoes.map((s) => {
     const base = `/api/tables/${encodeURIComponent(t.table)}/shoes/${s.shoe}`;
     const query = shoeQuery(s);
-    const latest = i === t.shoes.length - 1;
+    const latest = s.shoe === t.current.shoe && s.journal === t.current.journal;
     const shown = viewing === null ? latest : s.shoe === viewing.shoe && s.journal === viewing.journal;
     // The latest shoe is "in play" until it ends; the row in bold is the shoe shown.
     const look = el("button", { text: latest ? (s.ended ? "latest" : "in play") : "show" });
