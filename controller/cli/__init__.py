@@ -112,7 +112,18 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in [only] if only else command_modules():
         importlib.import_module(f"controller.cli.{name}").register(subparsers)
+    parser.set_defaults(commands=subparsers.choices)
     return parser
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """`argv` parsed; an argument no command knows is refused by its command's parser, with
+    that command's usage (argparse's top parser gave its own: `usage: sabot [-h] COMMAND`)."""
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        command = args.commands.get(args.command, parser)
+        command.error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
 
 
 def _requested_command(argv: list[str]) -> str | None:
@@ -143,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     threading.excepthook = _thread_error_in_one_line
     parser = build_parser(_requested_command(argv))
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
     if threading.current_thread() is threading.main_thread():
         # SIGTERM unwinds like Ctrl-C, so what a command opened is closed in order (the
         # service installs its own handlers and stops at its own pace).

@@ -53,20 +53,30 @@ class EventPrinter:
 Printer = Callable[[dict], None]
 
 
-def finish(table: Table) -> tuple[int, dict | None]:
+def finish(table: Table, *, journal: bool = False) -> tuple[int, dict | None]:
     """The exit status for how the input left the table, and the `input_end` event that says
-    so when it stopped in the middle of something (None when it ended cleanly)."""
+    so when it stopped in the middle of something (None when it ended cleanly). `journal`:
+    the input was a journal (`sabot replay`), which says where it ends and with which cards
+    (an auditor's dispute is about that round)."""
     state = table.state
     if state.halted:
+        what = "the journal ends" if journal else "the input ended"
         return EXIT_HALTED, {
             "event": "input_end", "round": state.round_number, "phase": state.phase,
-            "reason": f"the input ended with the table halted on {len(state.faults)} "
+            "reason": f"{what} with the table halted on {len(state.faults)} "
                       f"fault(s), the first: {state.faults[0]}"}
     if state.phase in (ROUND, BURN) and (state.player or state.burn_cards):
         where = f"round {state.round_number}" if state.phase == ROUND else "the burn"
+        if not journal:
+            reason = f"the cards ran out in the middle of {where}"
+        elif state.phase == ROUND:
+            reason = (f"the journal ends in the middle of {where}: player "
+                      f"{' '.join(state.player)}, banker {' '.join(state.banker) or '-'}")
+        else:
+            reason = f"the journal ends in the middle of the burn: {' '.join(state.burn_cards)}"
         return EXIT_OUT_OF_CARDS, {
             "event": "input_end", "round": state.round_number, "phase": state.phase,
-            "reason": f"the cards ran out in the middle of {where}"}
+            "reason": reason}
     if state.ran_dry:
         return EXIT_OUT_OF_CARDS, None  # the shoe_exhausted event has said so
     return EXIT_OK, None

@@ -116,6 +116,11 @@ class DealOrder:
         self._table = Table(**settings)
         self._pending: list[dict] = []
 
+    @property
+    def table(self) -> Table:
+        """The table as the observations so far left it."""
+        return self._table
+
     def observed(self, body: dict) -> None:
         """A journaled observation: the events it causes come next."""
         try:

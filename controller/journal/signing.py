@@ -50,11 +50,21 @@ class Anchor:
     @classmethod
     def from_dict(cls, data: object, where: str) -> Anchor:
         fields = {"seq": int, "hash": str, "key": str, "signature": str}
-        if not isinstance(data, dict) or set(data) != set(fields) or any(
-                type(data[name]) is not kind for name, kind in fields.items()):
-            raise JournalKeyError(f"{where}: an anchor is a JSON object with exactly "
-                                  f"{', '.join(fields)} (as `sabot verify --print-anchor` "
-                                  "prints it)")
+        shape = (f"an anchor is a JSON object with exactly {', '.join(fields)} (as `sabot "
+                 "verify --print-anchor` prints it)")
+        if not isinstance(data, dict):
+            raise JournalKeyError(f"{where}: {shape}")
+        missing, extra = set(fields) - set(data), set(data) - set(fields)
+        if missing or extra:
+            said = "; ".join(part for part in (
+                f"no {', '.join(sorted(missing))}" if missing else "",
+                f"{', '.join(sorted(map(str, extra)))} too" if extra else "") if part)
+            raise JournalKeyError(f"{where}: {said}: {shape}")
+        for name, kind in fields.items():
+            if type(data[name]) is not kind:  # a bool is no record number
+                noun = "a whole number" if kind is int else "a string"
+                raise JournalKeyError(f"{where}: its {name} is {str(data[name])[:40]!r}, "
+                                      f"not {noun}: {shape}")
         return cls(**data)
 
     @classmethod

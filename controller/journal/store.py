@@ -85,7 +85,9 @@ class Journal:
             raise JournalPathError("the journal path is empty: give a file (an empty path "
                                    "would keep nothing)")
         if not create and not os.path.exists(path):
-            raise JournalError(f"{path}: no such journal")
+            raise JournalPathError(f"{path}: no such journal")
+        if os.path.isdir(path):
+            raise JournalPathError(f"{path}: a directory, not a journal file")
         self.path = path
         self._clock = clock
         self._signer = signer
@@ -95,6 +97,7 @@ class Journal:
                 # Readers (verify, replay, report, surveillance) never take a write lock, so
                 # they cannot stall the service writing the same journal.
                 self._db = _open_for_reading(path)
+                _check_is_journal(self._db, path)
             else:
                 self._lock_file = _exclusive_lock(path)
                 _create_private(path)
@@ -113,7 +116,11 @@ class Journal:
         except sqlite3.OperationalError as error:
             raise cannot(path, "open the journal", error) from None
         except sqlite3.DatabaseError as error:
-            raise JournalError(f"{path}: not a Sabot journal ({error})") from None
+            if "malformed" in str(error):
+                raise JournalError(f"{path}: damaged: SQLite cannot read it ({error}); a "
+                                   "journal cut short, overwritten or copied while it was "
+                                   "being written") from None
+            raise JournalPathError(f"{path}: not a Sabot journal ({error})") from None
         self._seq, self._hash = tail if tail else (0, GENESIS)
         self.commits = 0  # durable transactions this process made (bench.e2e counts them)
         # One writer: the service hands every write to the table thread. Two threads
@@ -195,6 +202,8 @@ class Journal:
                 parsed = json.loads(body)
             except json.JSONDecodeError:
                 raise JournalError(f"{self.path}: record {seq} is not JSON") from None
+            if not isinstance(parsed, dict):  # every reader takes a record's keys
+                raise JournalError(f"{self.path}: record {seq} is not a JSON object")
             yield Record(seq, ts_us, kind, cause, parsed, prev_hash, digest)
 
     def signatures(self) -> list[Anchor]:
@@ -287,6 +296,24 @@ def hold_exclusively(path: str, flags: int, mode: int):
         lock.close()
         return None
     return lock
+
+
+def _check_is_journal(db: sqlite3.Connection, path: str) -> None:
+    """JournalPathError unless the file opened read-only holds a journal's records."""
+    tables = {name for (name,) in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "records" in tables:
+        return
+    db.close()
+    if os.path.getsize(path) == 0:
+        raise JournalPathError(f"{path}: an empty file, not a Sabot journal")
+    if not tables:
+        raise JournalPathError(
+            f"{path}: holds no records: not a Sabot journal, or one copied without its "
+            f"{os.path.basename(path)}-wal file while the service was writing it (copy "
+            "both, or stop the service first)")
+    raise JournalPathError(f"{path}: an SQLite file of something else (tables "
+                           f"{', '.join(sorted(tables))}), not a Sabot journal")
 
 
 def _open_for_reading(path: str) -> sqlite3.Connection:

@@ -52,7 +52,7 @@ def verify(path: str, *, key: Ed25519PublicKey | None = None,
             rows, signed = journal.signed_rows()  # one moment of a journal being written
         except sqlite3.DatabaseError as error:
             return Verdict(False, 0, f"{path}: cannot be read ({error})")
-        verdict = _verify_content(path, journal, rows)
+        verdict = _verify_content(path, journal, rows, anchored=anchor is not None)
     if not verdict.ok:
         return verdict
     problem = _signature_problem(rows, signed, key, anchor)
@@ -122,8 +122,10 @@ def _signature_note(signed: list[Anchor], key, anchor) -> str:
     return checked + (f"; matches the anchor at record {anchor.seq}" if anchor else "")
 
 
-def _verify_content(path: str, journal: Journal, rows: list[tuple]) -> Verdict:
-    """The chain, the records' shape and the replay of the journal whose `rows` are given."""
+def _verify_content(path: str, journal: Journal, rows: list[tuple], *,
+                    anchored: bool = False) -> Verdict:
+    """The chain, the records' shape and the replay of the journal whose `rows` are given
+    (`anchored`: it is checked against an anchor as well, which tells a journal cut short)."""
     broken = chain_problem(rows)
     if broken is not None:
         return Verdict(False, *broken)
@@ -136,7 +138,8 @@ def _verify_content(path: str, journal: Journal, rows: list[tuple]) -> Verdict:
     try:
         replayed = replay(journal)
     except (SabotError, ValueError, TypeError, KeyError, AttributeError) as error:
-        return Verdict(False, count, f"replay failed: {error}")
+        # The error names the journal; the verdict's line already begins with it.
+        return Verdict(False, count, f"replay failed: {str(error).removeprefix(path + ': ')}")
     mismatch = replayed.first_mismatch()
     if mismatch is not None:
         seq, recorded, produced = mismatch
@@ -145,7 +148,9 @@ def _verify_content(path: str, journal: Journal, rows: list[tuple]) -> Verdict:
     note = ""
     if replayed.unfinished is not None:
         note = (f"; the events of the last observation (record {replayed.unfinished}) "
-                "were not written yet: the service completes them on its next start")
+                "were not written yet: the service completes them on its next start"
+                + ("" if anchored else ", or the records after it were cut off (only an "
+                   "anchor tells: --anchor)"))
     return Verdict(True, count, f"{count} records, chain intact, replay matches{note}")
 
 

@@ -118,14 +118,18 @@ def _leading(results: list[str]) -> str:
 def _verdict(verdict: str) -> str:
     if not verdict:
         return ""
-    ok = verdict.startswith("verified")
-    colour = "#2e7d32" if ok else "#c62828"
+    # Green only for a journal checked against the table's key or an anchor: intact, a
+    # journal without one could still be re-chained whole by anyone (orange).
+    colour = ("#2e7d32" if verdict.startswith("verified")
+              else "#e65100" if verdict.startswith("not proven") else "#c62828")
     return f"<p style='color:{colour};font-weight:bold'>{html.escape(verdict)}</p>"
 
 
-def render_report(source: str, records: list[Record], verdict: str = "") -> str:
+def render_report(source: str, records: list[Record], verdict: str = "", ends: str = "") -> str:
     """`verdict`: what `sabot verify` says of the journal, shown at the top (in red when the
-    journal fails it: what follows may not be what happened)."""
+    journal fails it: what follows may not be what happened); `ends`: where the journal
+    ends in the middle of a round, the burn or a halt, with the cards (a dispute is about
+    that round, which the rounds listed do not hold)."""
     shoes: list[list[dict]] = [[]]
     for record in records:
         if record.kind != "event":
@@ -141,4 +145,5 @@ def render_report(source: str, records: list[Record], verdict: str = "") -> str:
             f"</title><style>{_STYLE}</style></head><body><h1>Sabot shoe report</h1>"
             f"<p>{html.escape(source)}: {len(records)} journal records, {span}</p>"
             f"{_verdict(verdict)}"
-            f"{body}</body></html>")
+            + (f"<p style='font-weight:bold'>{html.escape(ends)}</p>" if ends else "")
+            + f"{body}</body></html>")

@@ -162,3 +162,14 @@ def test_sabot_deal_without_a_journal_loads_no_pixels_crypto_serial_or_database(
     assert done.returncode == 0, done.stderr
     assert done.stderr.strip() == "none"
     assert "round   1" in done.stdout
+
+
+def test_an_argument_no_command_knows_is_refused_with_that_commands_usage(capsys):
+    """It was refused with the top parser's usage, `sabot [-h] COMMAND ...`, which does
+    not say which command."""
+    with pytest.raises(SystemExit) as exited:
+        main(["verify", "j.db", "--frobnicate"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: sabot verify ") and "sabot verify: error: unrecognized " \
+        "arguments: --frobnicate" in err

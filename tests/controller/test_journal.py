@@ -1,5 +1,6 @@
 """The journal: hash chain, verification, recovery after a crash at any moment."""
 
+import json
 import sqlite3
 
 import pytest
@@ -8,7 +9,7 @@ from controller.cli import main
 from controller.errors import JournalError
 from controller.game import observations as obs
 from controller.game.script import parse_script
-from controller.journal.store import Journal
+from controller.journal.store import GENESIS, Journal, record_hash
 from controller.journal.verify import verify
 from controller.service.table_service import TableService
 
@@ -131,11 +132,79 @@ def test_verify_and_replay_commands(tmp_path, capsys):
     assert main(["replay", str(path)]) == 0
     out = capsys.readouterr().out
     assert "OK" in out and "round   1  P 2H 4H" in out
-    assert main(["verify", str(tmp_path / "missing.db")]) == 1
+    # Bad input is 2, told from 1 (altered): an auditor's trial (stop 47) had both 1.
+    assert main(["verify", str(tmp_path / "missing.db")]) == 2
     assert "no such journal" in capsys.readouterr().err
     (tmp_path / "junk.db").write_bytes(b"this is not sqlite" * 100)
-    assert main(["verify", str(tmp_path / "junk.db")]) == 1
+    assert main(["verify", str(tmp_path / "junk.db")]) == 2
     assert "not a Sabot journal" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda path: path.mkdir(), "a directory, not a journal file"),
+    (lambda path: path.write_bytes(b""), "an empty file, not a Sabot journal"),
+    (lambda path: sqlite3.connect(path).execute("CREATE TABLE photos (x)").connection.commit(),
+     "an SQLite file of something else (tables photos)"),
+])
+def test_a_file_that_is_no_journal_is_named_for_what_it_is(tmp_path, capsys, make, words):
+    """They read "cannot open the journal (disk I/O error)" and "(no such table: records)",
+    exit 1, as if the journal had been altered."""
+    path = tmp_path / "evidence.db"
+    make(path)
+    for command in ("verify", "replay"):
+        assert main([command, str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{path}: {words}" in err and "Traceback" not in err
+
+
+def test_a_journal_copied_without_its_log_says_to_copy_both(tmp_path, capsys):
+    path = tmp_path / "j.db"
+    with sqlite3.connect(path) as db:  # what a copy of the main file alone can hold
+        db.execute("PRAGMA journal_mode=WAL")
+    assert main(["verify", str(path)]) == 2
+    assert "copied without its j.db-wal file" in capsys.readouterr().err
+
+
+def test_a_meta_record_that_is_no_object_is_named_not_an_internal_error(tmp_path, capsys):
+    """A re-chained journal whose first record's body was a list ended in exit 70."""
+    path = tmp_path / "j.db"
+    deal_into(path)
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT seq, ts_us, kind, cause, body FROM records ORDER BY seq")
+        previous, chained = GENESIS, []
+        for seq, ts_us, kind, cause, body in rows.fetchall():
+            body = "[1,2]" if seq == 1 else body
+            digest = record_hash(seq, ts_us, kind, cause, body, previous)
+            chained.append((body, previous, digest, seq))
+            previous = digest
+        db.executemany("UPDATE records SET body = ?, prev_hash = ?, hash = ? WHERE seq = ?",
+                       chained)
+    assert main(["verify", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}: FAILED: replay failed: record 1 is not a JSON object" in out
+    assert main(["replay", str(path)]) == 1
+    assert "record 1 is not a JSON object" in capsys.readouterr().err
+
+
+def test_replay_and_report_say_where_a_journal_ends_mid_round_with_the_cards(tmp_path, capsys):
+    """A dispute is about the round the journal ends in: replay printed up to the round
+    before and exited 0, where `sabot deal` of the same cards says so and exits 3."""
+    path = tmp_path / "j.db"
+    with Journal(str(path)) as journal:
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        for step in parse_script("AS 2C 9H 8D 9C 8S 2H 3D 4H 2D"):  # the banker to draw
+            service.handle(step.observation)
+    assert main(["replay", str(path)]) == 3
+    out = capsys.readouterr().out
+    assert "the journal ends in the middle of round 2: player 2H 4H, banker 3D 2D" in out
+    assert main(["replay", str(path), "--json"]) == 3
+    last = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert last["event"] == "input_end" and last["round"] == 2
+    page = tmp_path / "r.html"
+    assert main(["report", str(path), "--html", str(page)]) == 0
+    assert "The journal ends in the middle of round 2: player 2H 4H, banker 3D 2D" in (
+        page.read_text())
 
 
 def test_readers_open_the_journal_read_only_beside_the_writer(tmp_path):
@@ -293,15 +362,18 @@ def test_report_and_replay_say_when_the_journal_fails_verification(tmp_path, cap
     deal_into(path)
     page = tmp_path / "report.html"
     assert main(["report", str(path), "--html", str(page)]) == 0
-    assert "verified: " in page.read_text() and "warning" not in capsys.readouterr().err
+    # Intact, but an unsigned journal proves nothing more: orange, "not proven".
+    assert "not proven: " in page.read_text() and "warning" not in capsys.readouterr().err
     with sqlite3.connect(path) as db:
         db.execute("UPDATE records SET body = replace(body, '3D', '6D') WHERE seq = 7")
     assert main(["report", str(path), "--html", str(page)]) == 0
     assert "fails verification (record 7" in capsys.readouterr().err
     assert "FAILS VERIFICATION: record 7" in page.read_text()
-    assert main(["replay", str(path)]) == 0
+    # Replayed, the changed card leaves its round unfinished: it says so, as deal would.
+    assert main(["replay", str(path)]) == 3
     captured = capsys.readouterr()
     assert "fails verification (record 7" in captured.err and "round" in captured.out
+    assert "the journal ends in the middle of round" in captured.out
 
 
 def test_a_journal_of_a_scripted_unreadable_card_resumes_whatever_its_reason_said():

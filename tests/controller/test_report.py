@@ -27,7 +27,7 @@ def test_report_shows_rounds_roads_irregularities_and_faults(tmp_path, capsys):
 
 
 def test_report_of_missing_journal_is_a_clear_error(tmp_path, capsys):
-    assert main(["report", str(tmp_path / "none.db"), "--html", str(tmp_path / "r.html")]) == 1
+    assert main(["report", str(tmp_path / "none.db"), "--html", str(tmp_path / "r.html")]) == 2
     assert "no such journal" in capsys.readouterr().err
 
 
@@ -45,3 +45,29 @@ def test_report_marks_the_pairs_on_the_big_road_and_counts_them(tmp_path):
     assert page.count('<span class="pp" title="player pair"></span>') == 1
     assert page.count('class="bp"') == 0
     assert "player pairs 1" in page and "banker pairs 0" in page
+
+
+def test_report_never_writes_over_the_journal_or_another_file(tmp_path, capsys):
+    """An auditor's trial (stop 47): `--html` naming the journal itself overwrote the
+    evidence with the page, exit 0."""
+    path = tmp_path / "j.db"
+    with Journal(str(path)) as journal:
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        for step in parse_script("AS 2C 9H 8D 9C 8S"):
+            service.handle(step.observation)
+    before = path.read_bytes()
+    other = tmp_path / "other.db"
+    other.write_bytes(before)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    for out, words in ((path, "that is the journal itself"), (other, "an SQLite file"),
+                       (notes, "exists and is not an HTML report"),
+                       (tmp_path, "a directory")):
+        assert main(["report", str(path), "--html", str(out)]) == 2
+        assert words in capsys.readouterr().err
+    assert path.read_bytes() == before and other.read_bytes() == before
+    assert notes.read_text() == "my notes\n"
+    page = tmp_path / "r.html"
+    assert main(["report", str(path), "--html", str(page)]) == 0
+    assert main(["report", str(path), "--html", str(page)]) == 0  # a report is replaced

@@ -171,8 +171,8 @@ def test_an_unsigned_journal_says_so_and_has_no_anchor(tmp_path, capsys):
         TableService(journal, SETTINGS).recover()
     assert main(["verify", str(path)]) == 0
     assert "not signed" in capsys.readouterr().out
-    assert main(["verify", str(path), "--print-anchor"]) == 1
-    assert "no anchor to print" in capsys.readouterr().out
+    assert main(["verify", str(path), "--print-anchor"]) == 2  # asked for, not altered
+    assert "not signed, so there is no anchor to print" in capsys.readouterr().err
 
 
 def test_the_public_key_as_openssl_writes_it_is_a_key_too(tmp_path, capsys):
@@ -198,3 +198,40 @@ def test_an_anchor_of_another_journal_is_said_to_be_possibly_that(tmp_path, caps
     assert main(["verify", str(other), "--anchor", str(anchor_file)]) == 1
     out = capsys.readouterr().out
     assert "the anchor is of another journal, or this one was cut short" in out
+
+
+def test_a_report_checked_against_the_tables_key_is_green_and_a_private_key_is_noted(
+        tmp_path, capsys):
+    """An auditor's trial (stop 47): the report was green for any intact chain, a journal
+    re-chained whole by anyone included, and took no --key or --anchor."""
+    path = tmp_path / "signed.db"
+    signer = load_or_create_signer(tmp_path / "t.key")
+    with Journal(str(path), signer=signer) as journal:
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        for step in parse_script("AS 2C 9H 8D 9C 8S"):
+            service.handle(step.observation)
+    page = tmp_path / "r.html"
+    assert main(["report", str(path), "--html", str(page)]) == 0
+    assert "not proven: " in page.read_text() and "#e65100" in page.read_text()
+    assert main(["report", str(path), "--html", str(page), "--key",
+                 str(tmp_path / "t.key.pub")]) == 0
+    assert "verified: " in page.read_text() and "#2e7d32" in page.read_text()
+    assert main(["verify", str(path), "--key", str(tmp_path / "t.key")]) == 0
+    assert "is the table's private key: checking needs only its public key" in (
+        capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("anchor, words", [
+    ({"seq": "x", "hash": "ab", "key": "cd", "signature": "ef"}, "its seq is 'x', not a whole"),
+    ({"seq": 1, "hash": "ab", "key": "cd"}, "no signature"),
+    ({"seq": 1, "hash": "ab", "key": "cd", "signature": "ef", "table": "t"}, "table too"),
+])
+def test_an_anchor_names_the_field_that_is_wrong(tmp_path, capsys, anchor, words):
+    path = tmp_path / "plain.db"
+    with Journal(str(path)) as journal:
+        TableService(journal, SETTINGS).recover()
+    file = tmp_path / "a.anchor"
+    file.write_text(json.dumps(anchor))
+    assert main(["verify", str(path), "--anchor", str(file)]) == 2
+    assert words in capsys.readouterr().err
