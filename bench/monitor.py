@@ -27,6 +27,7 @@ import struct
 import tempfile
 import threading
 import time
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -48,7 +49,10 @@ CONNECTIONS = 8
 
 
 def round_event(table: str, seq: int) -> dict:
-    return {"table": table, "seq": seq, "ts": time.time(), "cause": seq - 1, "event": "round",
+    """A round event as a table since stop 47 sends it: naming its journal (one a table)."""
+    journal = f"{zlib.crc32(table.encode()):08x}" * 2
+    return {"table": table, "journal": journal, "seq": seq, "ts": time.time(),
+            "cause": seq - 1, "event": "round",
             "round": seq % 100_000, "player": ["9H", "KD"], "banker": ["7C", "AS", "3D"],
             "player_total": 9, "banker_total": 1, "natural": True, "player_pair": False,
             "banker_pair": False, "result": "player", "void": False}

@@ -6,7 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from controller.errors import SabotError
+from controller.journal.replay import table_id
 from controller.journal.signing import Anchor, load_public_key
+from controller.journal.store import Journal
 
 PRIVATE_PEM = "-----BEGIN PRIVATE KEY"
 
@@ -36,3 +39,15 @@ def _is_private(path: str) -> bool:
             return handle.read(len(PRIVATE_PEM)) == PRIVATE_PEM.encode()
     except OSError:
         return False
+
+
+def whose(path: str) -> str:
+    """" (table T, journal J)": which table's journal it is, and its name in the monitor's
+    API (`?journal=`); an auditor filing many had nothing to tell them by."""
+    try:
+        with Journal(path, create=False) as journal:
+            table, name = table_id(journal), journal.identity()
+    except SabotError:  # the verdict says what is wrong with it
+        return ""
+    parts = [f"table {table}" if table else "", f"journal {name}" if name else ""]
+    return f" ({', '.join(part for part in parts if part)})" if any(parts) else ""

@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from controller.cli._evidence import add_evidence_options, evidence_of
+from controller.cli._evidence import add_evidence_options, evidence_of, whose
 from controller.cli._output import finish
 from controller.errors import InputError
 from controller.journal.replay import DealOrder, settings_of_meta
@@ -46,7 +46,8 @@ def run(args) -> int:
         said = f"FAILS VERIFICATION: {verdict.message}"
         print(f"warning: {args.journal} fails verification ({verdict.message}): the report "
               "shows what it holds, which may not be what happened", file=sys.stderr)
-    page = render_report(args.journal, records, said, _where_it_ends(records, args.journal))
+    page = render_report(args.journal + whose(args.journal), records, said,
+                         _where_it_ends(records, args.journal))
     try:
         with open(args.html, "w", encoding="utf-8") as handle:
             handle.write(page)

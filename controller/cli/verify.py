@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from controller.cli._evidence import add_evidence_options, evidence_of
+from controller.cli._evidence import add_evidence_options, evidence_of, whose
 from controller.journal.verify import latest_anchor, verify
 
 
@@ -38,5 +38,7 @@ def run(args) -> int:
             return 2
         print(head.to_json())
         return 0
-    print(f"{args.journal}: {'OK' if verdict.ok else 'FAILED'}: {verdict.message}")
+    print(f"{args.journal}{whose(args.journal)}: {'OK' if verdict.ok else 'FAILED'}: "
+          f"{verdict.message}")
     return 0 if verdict.ok else 1
+

@@ -107,8 +107,9 @@ def _signature_problem(rows: list[tuple], signed: list[Anchor], key, anchor) -> 
     if trusted is not None:
         last = signed[-1].seq if signed else 0
         if last < len(rows):
-            return (f"records {last + 1}-{len(rows)} are not signed: written by someone "
-                    "without the table's key")
+            which = (f"record {len(rows)} is" if last + 1 == len(rows)
+                     else f"records {last + 1}-{len(rows)} are")
+            return f"{which} not signed: written by someone without the table's key"
     return None
 
 

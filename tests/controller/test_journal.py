@@ -385,3 +385,17 @@ def test_a_journal_of_a_scripted_unreadable_card_resumes_whatever_its_reason_sai
     planned = [step.observation for step in parse_script("AS UNREADABLE KD")]
     assert planned[1] == obs.Unreadable("marked UNREADABLE in the script")
     check_same_input("j.db", [obs.Card("AS"), obs.Unreadable("unreadable card")], planned)
+
+
+def test_verify_and_report_name_the_table_and_the_journal(tmp_path, capsys):
+    """An auditor filing many journals had nothing in the output to tell them by, nor the
+    journal's name the monitor's API asks for (`?journal=`)."""
+    path = tmp_path / "j.db"
+    with Journal(str(path)) as journal:
+        TableService(journal, SETTINGS, table_id="bacc-7").recover()
+        name = journal.identity()
+    assert main(["verify", str(path)]) == 0
+    assert capsys.readouterr().out.startswith(f"{path} (table bacc-7, journal {name}): OK: ")
+    page = tmp_path / "r.html"
+    assert main(["report", str(path), "--html", str(page)]) == 0
+    assert f"(table bacc-7, journal {name}): 1 journal records" in page.read_text()

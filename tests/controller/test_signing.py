@@ -90,7 +90,7 @@ def test_records_appended_without_the_key_are_not_signed(tmp_path):
         last = journal.last_seq
     assert verify(str(path)).ok  # without a key, nothing shows it
     verdict = verify(str(path), key=public)
-    assert not verdict.ok and f"records {last}-{last} are not signed" in verdict.message
+    assert not verdict.ok and f"record {last} is not signed" in verdict.message
 
 
 def test_signatures_removed_or_made_by_another_key_fail(tmp_path):
