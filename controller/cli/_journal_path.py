@@ -39,3 +39,14 @@ def check_journal_argument(given: str) -> None:
     one (exit 2) before anything starts: the journal's own "cannot open the journal for
     writing" (exit 1) is for storage that fails under a table."""
     check_file_path("--journal", given, writable=False)
+
+
+def signer_of(key: str | None):
+    """The table key at `key` that signs a journal (`--sign`), created if absent as `sabot
+    run` creates its own; None: the journal is not signed. `cryptography` only when asked."""
+    if key is None:
+        return None
+    from controller.journal.signing import load_or_create_signer  # noqa: PLC0415
+
+    check_file_path("--sign", key, writable=not os.path.exists(key))
+    return load_or_create_signer(key)

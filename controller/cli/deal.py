@@ -6,6 +6,7 @@ import sys
 
 from controller.cli._numbers import number
 from controller.cli._output import EventPrinter, finish
+from controller.errors import InputError
 from controller.game.script import parse_script, read_input, uses_no_more_bets
 from controller.game.table import Table
 
@@ -30,6 +31,10 @@ def register(subparsers) -> None:
     parser.add_argument("--journal", metavar="PATH",
                         help="journal every observation and event to this SQLite file; if it "
                         "already holds the start of the same input, resume after it")
+    parser.add_argument("--sign", metavar="KEY",
+                        help="with --journal: sign the journal's heads with the table key at "
+                        "KEY (created if absent, owner-only, with KEY.pub beside it, as `sabot "
+                        "run` does): a journal to check with `sabot verify --key KEY.pub`")
     parser.set_defaults(func=run)
 
 
@@ -41,20 +46,22 @@ def run(args) -> int:
     table = Table(**settings)  # validates the settings before any journal is touched
     printer = EventPrinter(args.json)
     if args.journal is None:
+        if args.sign:
+            raise InputError("--sign signs a journal: give --journal PATH too")
         printer({"event": "new_shoe", "shoe": 1, "decks": args.decks, "style": args.style})
         for step in steps:
             for event in table.apply(step.observation):
                 printer(event)
         return _close(table, printer)
     # Only with a journal: `sabot deal` on its own starts in a few tens of milliseconds.
-    from controller.cli._journal_path import check_journal_argument  # noqa: PLC0415
+    from controller.cli._journal_path import check_journal_argument, signer_of  # noqa: PLC0415
     from controller.journal.replay import check_journal_continues  # noqa: PLC0415
     from controller.journal.store import Journal  # noqa: PLC0415
     from controller.service.table_service import TableService  # noqa: PLC0415
 
     check_journal_argument(args.journal)
     check_journal_continues(args.journal, [step.observation for step in steps])
-    with Journal(args.journal) as journal:
+    with Journal(args.journal, signer=signer_of(args.sign)) as journal:
         service = TableService(journal, settings)
         done = service.recover()
         if done:

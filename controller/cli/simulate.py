@@ -12,7 +12,7 @@ import json
 import sys
 import time
 
-from controller.cli._journal_path import journal_path
+from controller.cli._journal_path import journal_path, signer_of
 from controller.cli._numbers import number
 
 
@@ -42,6 +42,10 @@ def register(subparsers) -> None:
     parser.add_argument("--journal", metavar="PATH", help="journal file; if it already holds "
                         "the start of the same shoe (an interrupted run), dealing resumes after "
                         "it; default: a new file in a temporary folder")
+    parser.add_argument("--sign", metavar="KEY",
+                        help="sign the journal's heads with the table key at KEY (created if "
+                        "absent, owner-only, with KEY.pub beside it, as `sabot run` does): a "
+                        "journal to check with `sabot verify --key KEY.pub`")
     parser.add_argument("--damage", type=number(float, 0, 0.5), default=0.0, metavar="RATE",
                         help="share of serial frames to damage each way, as a bad cable "
                         "would (garbage, bit flips, lost, doubled; default 0)")
@@ -83,7 +87,8 @@ def run(args) -> int:
         printer = EventPrinter(True) if args.json else None
         with build_simulation(settings, journal, deck_name=args.deck, seed=args.seed,
                               speed=speed, sink=printer, broker=broker, table_id=args.table,
-                              damage=args.damage, reader=reader) as sim:
+                              damage=args.damage, reader=reader,
+                              signer=signer_of(args.sign)) as sim:
             remaining = observations[len(input_steps(sim.resumed)):]
             if reader is not None:
                 _say_what_the_profile_will_not_read(

@@ -111,11 +111,12 @@ def deck_digest(deck) -> str:
 
 class Simulation:
     def __init__(self, settings, journal_path, deck_name, seed, speed, sink, broker=None,
-                 table_id=None, damage=0.0, reader=None):
+                 table_id=None, damage=0.0, reader=None, signer=None):
         # Every resource is closed by the stack, also when building the rest fails.
         self._stack = ExitStack()
         self._damage = damage
         self._reader = reader
+        self._signer = signer
         self._log = None  # where `play_live` tells each event, off a terminal
         try:
             self._build(settings, journal_path, deck_name, seed, speed, sink, broker, table_id)
@@ -157,7 +158,7 @@ class Simulation:
                           broker=broker)
         self.table = TableAssembly(settings, journal_path, drivers, sinks=sinks,
                                    on_handled=self.stopwatch, on_status=lambda message: None,
-                                   table_id=table_id)
+                                   table_id=table_id, signer=self._signer)
         stack.callback(self.table.close)
         self.journal, self.service = self.table.journal, self.table.service
         self.pipeline, self.runtime = self.table.pipeline, self.table.runtime
@@ -240,11 +241,12 @@ class Simulation:
 
 def build_simulation(settings, journal_path, *, deck_name="synthetic", seed=None, speed=0.0,
                      sink=None, broker=None, table_id=None, damage=0.0,
-                     reader=None) -> Simulation:
+                     reader=None, signer=None) -> Simulation:
     """`broker`: a surveillance broker client (controller.surveillance.broker) the table
     publishes to, as `sabot run` does; `table_id` the table's name in journal and topics;
     `damage`: the share of serial frames damaged each way (firmware_bridge.faults);
     `reader`: what reads the camera's windows, instead of a reader of the design's learned
-    profile (a benchmark that times each read)."""
+    profile (a benchmark that times each read); `signer`: the table's journal key, as
+    `sabot run` has one (`journal.signing`)."""
     return Simulation(settings, journal_path, deck_name, seed, speed, sink, broker, table_id,
-                      damage, reader)
+                      damage, reader, signer)

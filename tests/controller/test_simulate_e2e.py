@@ -216,3 +216,19 @@ def test_off_a_terminal_the_live_view_tells_each_event_as_it_happens(capsys):
     panel = out.index("Sabot simulate")
     assert out.index("burn      ") < out.index("round   1  ") < out.index("== end of shoe") < panel
     assert "ended after round" in out[panel:]
+
+
+def test_deal_and_simulate_sign_their_journals_for_a_lab_to_check(tmp_path, capsys):
+    """An auditor's trial (stop 47): only `sabot run` signed, so practising `verify --key`
+    took a whole rig."""
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text(SCRIPTS["held_excess_and_face_up_first_card"])
+    key = tmp_path / "table.key"
+    for command in (["deal", str(shoe)], ["simulate", "--json", "--shoe", str(shoe)]):
+        journal = tmp_path / f"{command[0]}.sqlite"
+        main([*command, "--journal", str(journal), "--sign", str(key)])
+        capsys.readouterr()
+        assert main(["verify", str(journal), "--key", f"{key}.pub"]) == 0
+        assert "every signature by the trusted key" in capsys.readouterr().out
+    assert main(["deal", str(shoe), "--sign", str(key)]) == 2
+    assert "--sign signs a journal: give --journal PATH too" in capsys.readouterr().err
