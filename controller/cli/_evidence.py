@@ -10,6 +10,7 @@ from controller.errors import SabotError
 from controller.journal.replay import table_id
 from controller.journal.signing import Anchor, load_public_key
 from controller.journal.store import Journal
+from controller.surveillance.messages import TABLE_ID
 
 PRIVATE_PEM = "-----BEGIN PRIVATE KEY"
 
@@ -49,5 +50,14 @@ def whose(path: str) -> str:
             table, name = table_id(journal), journal.identity()
     except SabotError:  # the verdict says what is wrong with it
         return ""
+    # The id is the journal's own word, read before it is proven: shown only in the shape
+    # a config allows (a forged id held "..., journal J): OK: ..." and a terminal escape).
+    table = table if isinstance(table, str) and TABLE_ID.match(table) else None
     parts = [f"table {table}" if table else "", f"journal {name}" if name else ""]
     return f" ({', '.join(part for part in parts if part)})" if any(parts) else ""
+
+
+def printable(text: str) -> str:
+    """`text` with every character a terminal would act on written as its escape: a
+    verdict quotes what the journal holds, which is not to be trusted to draw the line."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

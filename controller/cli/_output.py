@@ -53,11 +53,23 @@ class EventPrinter:
 Printer = Callable[[dict], None]
 
 
-def finish(table: Table, *, journal: bool = False) -> tuple[int, dict | None]:
+def finish(table: Table, *, journal: bool = False,
+           writing: bool = False) -> tuple[int, dict | None]:
     """The exit status for how the input left the table, and the `input_end` event that says
     so when it stopped in the middle of something (None when it ended cleanly). `journal`:
     the input was a journal (`sabot replay`), which says where it ends and with which cards
-    (an auditor's dispute is about that round)."""
+    (an auditor's dispute is about that round); `writing`: the service is writing it still,
+    so it ends there only for now, and that is no exit status of its own (a script around
+    `sabot replay` of a live table failed in the middle of every round)."""
+    status, end = _how_it_ended(table, journal)
+    if writing and end is not None:
+        end["reason"] = end["reason"].replace("the journal ends", "the journal ends for now "
+                                              "(the service is writing it)", 1)
+        return EXIT_OK, end
+    return status, end
+
+
+def _how_it_ended(table: Table, journal: bool) -> tuple[int, dict | None]:
     state = table.state
     if state.halted:
         what = "the journal ends" if journal else "the input ended"

@@ -9,6 +9,7 @@ import sys
 from controller.cli._output import EventPrinter, finish
 from controller.journal.follow import follow
 from controller.journal.replay import DealOrder, settings_of_meta
+from controller.journal.store import being_written
 from controller.journal.verify import verify
 
 
@@ -18,8 +19,9 @@ def register(subparsers) -> None:
         description="Print the events of a journal (as `sabot deal` prints them), in order, "
         "and where it ends in the middle of a round, the burn or a halt, that too, with the "
         "cards (an `input_end` event with --json). Exit status as `sabot deal`'s: 0, 3 the "
-        "journal ends in the middle of a round or the burn, 4 with the table halted; 2 no "
-        "such journal or not one; 1 a journal that cannot be read.")
+        "journal ends in the middle of a round or the burn, 4 with the table halted (0 for "
+        "a journal the service is writing still: it ends there for now); 2 no such journal "
+        "or not one; 1 a journal that cannot be read.")
     parser.add_argument("journal", help="journal file (SQLite)")
     parser.add_argument("--json", action="store_true", help="one JSON event per line")
     parser.add_argument("--follow", "-f", action="store_true",
@@ -49,7 +51,8 @@ def run(args) -> int:
                 order.observed(record.body)
             elif record.kind == "event":
                 printer(record.body if order is None else order.event(record.body))
-        status, end = finish(order.table, journal=True) if order is not None else (0, None)
+        status, end = (finish(order.table, journal=True, writing=being_written(args.journal))
+                       if order is not None else (0, None))
         if end is not None:
             printer(end)
     finally:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from controller.cli._evidence import add_evidence_options, evidence_of, whose
+from controller.cli._evidence import add_evidence_options, evidence_of, printable, whose
 from controller.journal.verify import latest_anchor, verify
 
 
@@ -38,7 +38,7 @@ def run(args) -> int:
             return 2
         print(head.to_json())
         return 0
-    print(f"{args.journal}{whose(args.journal)}: {'OK' if verdict.ok else 'FAILED'}: "
-          f"{verdict.message}")
+    print(printable(f"{args.journal}{whose(args.journal)}: "
+                    f"{'OK' if verdict.ok else 'FAILED'}: {verdict.message}"))
     return 0 if verdict.ok else 1
 

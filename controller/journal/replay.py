@@ -177,8 +177,9 @@ def last_link_state(journal: Journal) -> tuple[int, int, int] | None:
 def check_journal_continues(path: str, planned: list[Observation], *,
                             camera: bool = False) -> None:
     """Refuse, before anything is written, a journal that another input started
-    (`camera`: as `check_same_input`)."""
-    if not os.path.exists(path):
+    (`camera`: as `check_same_input`). An empty file (one `mktemp` made) is a new journal,
+    as the writer takes it."""
+    if not os.path.exists(path) or (os.path.isfile(path) and os.path.getsize(path) == 0):
         return
     with Journal(path, create=False) as journal:
         journaled = []

@@ -120,7 +120,12 @@ class Journal:
                 raise JournalError(f"{path}: damaged: SQLite cannot read it ({error}); a "
                                    "journal cut short, overwritten or copied while it was "
                                    "being written") from None
-            raise JournalPathError(f"{path}: not a Sabot journal ({error})") from None
+            if _looks_like_text(path):  # a plain mistake: exit 2, not "damaged"
+                raise JournalPathError(f"{path}: a text file, not a Sabot journal") from None
+            # A journal whose header was overwritten reads the same as any other binary
+            # file: damaged evidence is not to be taken for a typo.
+            raise JournalError(f"{path}: not an SQLite file: not a Sabot journal, or one "
+                               f"whose header is damaged ({error})") from None
         self._seq, self._hash = tail if tail else (0, GENESIS)
         self.commits = 0  # durable transactions this process made (bench.e2e counts them)
         # One writer: the service hands every write to the table thread. Two threads
@@ -298,6 +303,29 @@ def hold_exclusively(path: str, flags: int, mode: int):
     return lock
 
 
+def being_written(path: str) -> bool:
+    """Whether a process holds the journal at `path` for writing now (`_exclusive_lock`;
+    False where the lock cannot be looked at)."""
+    try:
+        with open(f"{path}.lock", "rb") as lock:
+            fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def _looks_like_text(path: str) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+        head.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return b"\0" not in head
+
+
 def _check_is_journal(db: sqlite3.Connection, path: str) -> None:
     """JournalPathError unless the file opened read-only holds a journal's records."""
     tables = {name for (name,) in db.execute(
@@ -305,6 +333,8 @@ def _check_is_journal(db: sqlite3.Connection, path: str) -> None:
     if "records" in tables:
         return
     db.close()
+    if not tables and being_written(path):  # caught as the service makes it
+        raise JournalError(f"{path}: being created by the service: try again in a moment")
     if os.path.getsize(path) == 0:
         raise JournalPathError(f"{path}: an empty file, not a Sabot journal")
     if not tables:

@@ -1,6 +1,6 @@
 """`sabot verify`: prove a journal was not altered, and that replaying it gives its events.
 
-Three levels, each catching more: the SHA-256 chain and the replay (any edit by someone who
+Four levels, each catching more: the SHA-256 chain and the replay (any edit by someone who
 did not recompute the chain); the signed heads checked against a key the verifier trusts
 (`key`: a re-chained journal, records appended without the key); an anchor kept outside
 the journal (`anchor`: a journal cut short, or rewritten back to an older signed head).

@@ -1,6 +1,7 @@
 """The journal: hash chain, verification, recovery after a crash at any moment."""
 
 import json
+import os
 import sqlite3
 
 import pytest
@@ -9,7 +10,7 @@ from controller.cli import main
 from controller.errors import JournalError
 from controller.game import observations as obs
 from controller.game.script import parse_script
-from controller.journal.store import GENESIS, Journal, record_hash
+from controller.journal.store import GENESIS, Journal, hold_exclusively, record_hash
 from controller.journal.verify import verify
 from controller.service.table_service import TableService
 
@@ -399,3 +400,70 @@ def test_verify_and_report_name_the_table_and_the_journal(tmp_path, capsys):
     page = tmp_path / "r.html"
     assert main(["report", str(path), "--html", str(page)]) == 0
     assert f"(table bacc-7, journal {name}): 1 journal records" in page.read_text()
+
+
+def test_what_a_forged_journal_says_of_itself_cannot_draw_the_verdict_line(tmp_path, capsys):
+    """A review (stop 47): a table id re-chained into record 1 printed "(table sim-1,
+    journal J): OK: ..." and a terminal escape that hid the real FAILED after it."""
+    path = tmp_path / "j.db"
+    deal_into(path)
+    forged = "sim-1, journal 0000): OK: all good\x1b[8m"
+    with sqlite3.connect(path) as db:
+        body = json.loads(db.execute("SELECT body FROM records WHERE seq = 1").fetchone()[0])
+        body["table_id"] = forged
+        db.execute("UPDATE records SET body = ? WHERE seq = 1",
+                   (json.dumps(body, sort_keys=True, separators=(",", ":")),))
+    rehash_from(path, 1)
+    main(["verify", str(path)])
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "table sim-1" not in out
+    assert out.startswith(f"{path} (journal ")
+
+
+def test_a_damaged_header_is_damage_and_a_text_file_a_mistake(tmp_path, capsys):
+    path = tmp_path / "j.db"
+    deal_into(path)
+    with open(path, "r+b") as handle:  # SQLite's header, overwritten
+        handle.write(b"\x00" * 16)
+    assert main(["verify", str(path)]) == 1
+    assert "not a Sabot journal, or one whose header is damaged" in capsys.readouterr().err
+    text = tmp_path / "notes.txt"
+    text.write_text("round 1: player wins\n")
+    assert main(["verify", str(text)]) == 2
+    assert "a text file, not a Sabot journal" in capsys.readouterr().err
+
+
+def test_a_journal_being_written_ends_mid_round_only_for_now(tmp_path, capsys):
+    """replay of a live table's journal exited 3 in the middle of every round."""
+    path = tmp_path / "j.db"
+    with Journal(str(path)) as journal:  # the service, writing it still
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        for step in parse_script("AS 2C 9H 8D 9C 8S 2H 3D 4H 2D"):
+            service.handle(step.observation)
+        assert main(["replay", str(path)]) == 0
+        assert "the journal ends for now (the service is writing it) in the middle of " \
+            "round 2" in capsys.readouterr().out
+    assert main(["replay", str(path)]) == 3  # let go: it ends there
+
+
+def test_a_journal_caught_as_it_is_made_says_so(tmp_path, capsys):
+    path = tmp_path / "j.db"
+    with sqlite3.connect(path) as db:  # the file SQLite made, before the schema
+        db.execute("PRAGMA journal_mode=WAL")
+    lock = hold_exclusively(f"{path}.lock", os.O_WRONLY | os.O_APPEND, 0o600)
+    try:
+        assert main(["verify", str(path)]) == 1
+        assert "being created by the service: try again in a moment" in (
+            capsys.readouterr().err)
+    finally:
+        lock.close()
+
+
+def test_a_journal_may_be_begun_in_an_empty_file(tmp_path, capsys):
+    path = tmp_path / "made-by-mktemp"
+    path.write_bytes(b"")
+    script = tmp_path / "s.txt"
+    script.write_text("AS 2C 9H 8D 9C 8S\n")
+    assert main(["deal", str(script), "--journal", str(path)]) == 0
+    assert verify(str(path)).ok

@@ -1,3 +1,5 @@
+import sqlite3
+
 from controller.cli import main
 from controller.game.script import parse_script
 from controller.journal.store import Journal
@@ -61,8 +63,12 @@ def test_report_never_writes_over_the_journal_or_another_file(tmp_path, capsys):
     other.write_bytes(before)
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\n")
+    page_of_mine = tmp_path / "mine.html"
+    page_of_mine.write_text("<html><body>an auditor's notes</body></html>")
     for out, words in ((path, "that is the journal itself"), (other, "an SQLite file"),
-                       (notes, "exists and is not an HTML report"),
+                       (notes, "exists and is not a Sabot report"),
+                       (page_of_mine, "exists and is not a Sabot report"),
+                       (tmp_path / "j.db.lock", "a journal's own file"),
                        (tmp_path, "a directory")):
         assert main(["report", str(path), "--html", str(out)]) == 2
         assert words in capsys.readouterr().err
@@ -71,3 +77,25 @@ def test_report_never_writes_over_the_journal_or_another_file(tmp_path, capsys):
     page = tmp_path / "r.html"
     assert main(["report", str(path), "--html", str(page)]) == 0
     assert main(["report", str(path), "--html", str(page)]) == 0  # a report is replaced
+    assert main(["report", str(path), "--html", "/dev/null"]) == 0  # not read: it would wait
+    empty = tmp_path / "empty.html"
+    empty.write_bytes(b"")
+    assert main(["report", str(path), "--html", str(empty)]) == 0
+
+
+def test_a_journal_that_fails_verification_still_gets_its_red_report(tmp_path, capsys):
+    """A review (stop 47): a record that is no JSON object stopped the report itself, where
+    the red report is what an auditor needs."""
+    path = tmp_path / "j.db"
+    with Journal(str(path)) as journal:
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        for step in parse_script("AS 2C 9H 8D 9C 8S"):
+            service.handle(step.observation)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE records SET body = '[1, 2]' WHERE seq = 5")
+    page = tmp_path / "r.html"
+    assert main(["report", str(path), "--html", str(page)]) == 0
+    text = page.read_text()
+    assert "FAILS VERIFICATION: record 5" in text
+    assert "The report stops there: record 5 is not a JSON object" in text
