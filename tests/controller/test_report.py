@@ -49,15 +49,20 @@ def test_report_marks_the_pairs_on_the_big_road_and_counts_them(tmp_path):
     assert "player pairs 1" in page and "banker pairs 0" in page
 
 
-def test_report_never_writes_over_the_journal_or_another_file(tmp_path, capsys):
-    """An auditor's trial (stop 47): `--html` naming the journal itself overwrote the
-    evidence with the page, exit 0."""
-    path = tmp_path / "j.db"
+def one_round(path):
+    """A journal of one round dealt."""
     with Journal(str(path)) as journal:
         service = TableService(journal, SETTINGS)
         service.recover()
         for step in parse_script("AS 2C 9H 8D 9C 8S"):
             service.handle(step.observation)
+    return path
+
+
+def test_report_never_writes_over_the_journal_or_another_file(tmp_path, capsys):
+    """An auditor's trial (stop 47): `--html` naming the journal itself overwrote the
+    evidence with the page, exit 0."""
+    path = one_round(tmp_path / "j.db")
     before = path.read_bytes()
     other = tmp_path / "other.db"
     other.write_bytes(before)
@@ -86,12 +91,7 @@ def test_report_never_writes_over_the_journal_or_another_file(tmp_path, capsys):
 def test_a_journal_that_fails_verification_still_gets_its_red_report(tmp_path, capsys):
     """A review (stop 47): a record that is no JSON object stopped the report itself, where
     the red report is what an auditor needs."""
-    path = tmp_path / "j.db"
-    with Journal(str(path)) as journal:
-        service = TableService(journal, SETTINGS)
-        service.recover()
-        for step in parse_script("AS 2C 9H 8D 9C 8S"):
-            service.handle(step.observation)
+    path = one_round(tmp_path / "j.db")
     with sqlite3.connect(path) as db:
         db.execute("UPDATE records SET body = '[1, 2]' WHERE seq = 5")
     page = tmp_path / "r.html"
