@@ -3,10 +3,13 @@
 The port is reopened after it fails (USB shoe unplugged, pty closed), so the service never has
 to restart for a cable, but only while its name still means the shoe (`device`): a udev name
 is followed, a kernel name or a pty that has come to mean another device is not opened.
-It is held exclusively (pyserial's `exclusive`, an flock): a second `sabot run` or `sabot
-record` on the same port would share its bytes with the first, and each would see half the
-frames. The second is refused the port, naming why: `sabot record` exits; `sabot run` says
-so in its log and keeps trying, as for a shoe unplugged, until the first lets go.
+A serial device is held exclusively (pyserial's `exclusive`, an flock): a second `sabot run`
+or `sabot record` on the same port would share its bytes with the first, and each would see
+half the frames. The second is refused the port, naming why: `sabot record` exits; `sabot
+run` says so in its log and keeps trying, as for a shoe unplugged, until the first lets go.
+A pseudo-terminal (the emulator's) is not: its numbers are reused as soon as one is closed,
+and a process that still held the old one (not yet told it was gone) held the new one's
+lock too: a simulation in the test suite could not open its own shoe.
 Events go to `on_event` if it is set, otherwise to `events` (a bounded queue.Queue for a
 caller that polls; when it is full, new events are dropped with a warning, so a poller
 that stopped reading cannot grow the service without bound).
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import queue
 import threading
 import time
@@ -30,6 +34,11 @@ from firmware_bridge.messages import LinkEvent
 log = logging.getLogger(__name__)
 EVENTS_KEPT = 65536  # a poller may fall a whole 10,000-card burst behind
 HELD = "Could not exclusively lock"  # pyserial's words for a port another program holds
+
+
+def exclusive_for(port: str) -> bool:
+    """Whether `port` is held exclusively: a serial device, not a pseudo-terminal."""
+    return not os.path.realpath(port).startswith("/dev/pts/")
 
 
 def held_elsewhere(why: str) -> bool:
@@ -58,7 +67,9 @@ class SerialTransport:
         poll_interval: float = 0.005,
         reopen_interval: float = 0.2,
         serial_factory: Callable[..., serial.SerialBase] = serial.serial_for_url,
+        exclusive: bool | None = None,
     ):
+        """`exclusive`: hold the port exclusively (None: as `exclusive_for` says)."""
         self.port = port
         self.link = link or Link()
         self.baudrate = baudrate
@@ -69,6 +80,7 @@ class SerialTransport:
         self.poll_interval = poll_interval
         self.reopen_interval = reopen_interval
         self.serial_factory = serial_factory
+        self.exclusive = exclusive_for(port) if exclusive is None else exclusive
         self.opens = 0
         self.last_error = ""
         self._serial: serial.SerialBase | None = None
@@ -148,7 +160,8 @@ class SerialTransport:
                 return False
         try:
             port = self.serial_factory(
-                self.port, baudrate=self.baudrate, timeout=self.poll_interval, exclusive=True
+                self.port, baudrate=self.baudrate, timeout=self.poll_interval,
+                exclusive=self.exclusive or None
             )
         except (serial.SerialException, OSError, ValueError) as error:
             self._cannot_open(_reason(error))

@@ -60,6 +60,24 @@ def camera_options(camera: dict, loop: bool = False) -> tuple[str, dict]:
     return kind, options
 
 
+def log_table_events(events: list[dict]) -> None:
+    """A sink: the events a service's log must show, where `journalctl -u sabot` looks for
+    why a table halted (an engineer's trial: faults reached only `--show` and MQTT)."""
+    for event in events:
+        kind = event.get("event")
+        if kind == "fault":
+            log.warning("FAULT (round %s): %s: table halted until a supervisor acknowledges",
+                        event.get("round"), event.get("reason"))
+        elif kind == "ack":
+            aside = " ".join(event.get("set_aside") or []) or "no card"
+            log.warning("fault(s) acknowledged; set aside: %s", aside)
+        elif kind == "irregularity":
+            log.warning("irregularity (round %s), rule %s: %s", event.get("round"),
+                        event.get("rule"), event.get("message"))
+        elif kind in ("last_coup", "shoe_end", "shoe_exhausted", "new_shoe"):
+            log.info("%s (round %s)", kind.replace("_", " "), event.get("round"))
+
+
 class Service:
     def __init__(self, config: dict, stop: threading.Event | None = None, sinks=(),
                  loop: bool = False):
@@ -98,7 +116,8 @@ class Service:
             journal_path = config["journal"]["path"]
             signer = load_or_create_signer(config["journal"]["key"] or f"{journal_path}.key")
             table = stack.enter_context(TableAssembly(self.settings, journal_path, drivers,
-                                                      sinks=self.sinks, on_status=log.warning,
+                                                      sinks=[log_table_events, *self.sinks],
+                                                      on_status=log.warning,
                                                       table_id=table_id, signer=signer))
             log.info("journal %s: %d observations replayed; lamps %s", table.journal.path,
                      len(table.recovered), sorted(table.service.table.lamps()))

@@ -117,6 +117,7 @@ class ShoeRuntime:
         self._mcu_boot: int | None = None
         self._journaled_card = 0
         self._journaled_event = 0  # the newest MCU event journaled as dealt with
+        self._link_lock = threading.Lock()
         self.link_up = False
         self.frames = 0
         self.last_index = -1  # the last frame fully processed (its readings submitted)
@@ -301,7 +302,8 @@ class ShoeRuntime:
             self.pipeline.submit(obs.EquipmentFault(event.describe()))
         elif isinstance(event, link.McuReset):
             self._mcu_boot = event.new_boot_id
-            self._journaled_card = self._journaled_event = 0
+            with self._link_lock:  # another boot: its counters start again
+                self._journaled_card = self._journaled_event = 0
             self._forget_pulses()  # the old boot's counters
             self._on_status("shoe microcontroller restarted")
         elif isinstance(event, link.McuError):
@@ -321,16 +323,23 @@ class ShoeRuntime:
             elif present is False and self._pulses and self._pulses[-1].went is None:
                 self._pulses[-1].went, self._pulses[-1].went_event = now, event
 
-    def _say_unseen(self, unseen: list[int]) -> None:
-        first, last = unseen[0], unseen[-1]
+    def _say_unseen(self, unseen: list[_Pulse]) -> None:
+        """The fault of cards that passed with no frame of them, their counters journaled
+        with it as dealt with: reported once. Left to be sent again, they were reported at
+        the next start too, after the supervisor's acknowledgement, and the next good card,
+        drawn while the table was halted again, was set aside (an engineer's trial)."""
+        first, last = unseen[0].counter, unseen[-1].counter
+        if last > self._journaled_card:
+            self._link_state(last, max(unseen[-1].went_event or unseen[-1].came_event,
+                                       self._journaled_event))
         self.pipeline.submit(obs.EquipmentFault(
             f"{len(unseen)} card(s) passed the sensor with no camera frame of them "
             f"(card counter {first}{f'-{last}' if last != first else ''}): drawn while the "
             "service was not running, or the camera stalled"))
 
-    def _unseen_cards(self, at: float) -> list[int]:
-        """The card counters of the sensor's pulses that ended UNSEEN_AFTER before `at` with
-        no frame captured within them (each pulse asked once). After a restart the shoe's
+    def _unseen_cards(self, at: float) -> list[_Pulse]:
+        """The sensor's pulses that ended UNSEEN_AFTER before `at` with no frame captured
+        within them (each pulse asked once). After a restart the shoe's
         microcontroller sends again what the service had not journaled (docs/protocol.md
         8.3): the cards drawn while no service ran come as pulses a few milliseconds long,
         with no frame of them, and the tracker, which reads frames while the sensor is on,
@@ -342,7 +351,7 @@ class ShoeRuntime:
             for pulse in ended:
                 self._pulses.remove(pulse)
                 pulse.seen = any(pulse.came <= t < pulse.went for t in self._frame_times)
-        return [pulse.counter for pulse in ended if not pulse.seen]
+        return [pulse for pulse in ended if not pulse.seen]
 
     def sensor_at(self, at: float) -> bool | None:
         """The card sensor as it was at time `at` (the latest change not after it)."""
@@ -362,15 +371,17 @@ class ShoeRuntime:
 
     def _link_state(self, counter: int, event: int, **extra) -> None:
         """Queue a `link` record: written in the transaction of the next observation (the
-        press's own, when a button is next)."""
+        press's own, when a button is next). The serial thread calls it, and the camera
+        thread for cards that passed unseen: under a lock, the counter never goes back."""
         if self._on_link_state is None or self._mcu_boot is None:
             return
-        self._journaled_card = counter
-        self._journaled_event = max(self._journaled_event, event)
-        body = {"boot_id": self._mcu_boot, "card_counter": counter}
-        if event > 0:  # version 2 numbers the MCU's events; version 1 has none
-            body["event"] = event
-        self._on_link_state(body | extra)
+        with self._link_lock:
+            counter = self._journaled_card = max(counter, self._journaled_card)
+            self._journaled_event = max(self._journaled_event, event)
+            body = {"boot_id": self._mcu_boot, "card_counter": counter}
+            if event > 0:  # version 2 numbers the MCU's events; version 1 has none
+                body["event"] = event
+            self._on_link_state(body | extra)
 
     def on_button(self, name: str) -> None:
         """A dealer or supervisor button, from GPIO or from the microcontroller."""

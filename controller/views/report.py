@@ -62,6 +62,21 @@ def _cells(cells: dict[tuple[int, int], str], columns: int, ring: dict | None = 
     return f'<div class="grid">{"".join(out)}</div>'
 
 
+# The event's journal time and record number, beside its own keys (which are never these).
+AT, SEQ = "@ts_us", "@seq"
+
+
+def _when(event: dict) -> str:
+    """The event's journal time, UTC, to the second ("" for an event without one)."""
+    at = event.get(AT)
+    if not isinstance(at, int):
+        return ""
+    try:
+        return f"{datetime.fromtimestamp(at / 1e6, UTC):%H:%M:%S}"
+    except (OverflowError, OSError, ValueError):  # a clock far off
+        return ""
+
+
 def _shoe_section(number: int, events: list[dict]) -> str:
     rounds = [e for e in events if e["event"] == "round"]
     scored = [r["result"] for r in rounds if not r["void"]]
@@ -75,7 +90,8 @@ def _shoe_section(number: int, events: list[dict]) -> str:
     for r in rounds:
         css = ' class="void"' if r["void"] else ""
         rows.append(
-            f"<tr{css}><td>{r['round']}</td><td>{' '.join(r['player'])}</td>"
+            f"<tr{css}><td>{r['round']}</td><td>{_when(r)}</td><td>{r.get(SEQ, '')}</td>"
+            f"<td>{' '.join(r['player'])}</td>"
             f"<td>{r['player_total']}</td><td>{' '.join(r['banker'])}</td>"
             f"<td>{r['banker_total']}</td><td style='color:{_COLOUR[r['result']]}'>"
             f"{r['result']}{' (natural)' if r['natural'] else ''}"
@@ -83,10 +99,11 @@ def _shoe_section(number: int, events: list[dict]) -> str:
     notes = []
     for e in events:
         if e["event"] == "irregularity":
-            notes.append(f"<li class='irr'>round {e['round']}: rule {html.escape(e['rule'])}: "
+            notes.append(f"<li class='irr'>{_when(e)} round {e['round']}: rule "
+                         f"{html.escape(e['rule'])}: "
                          f"{html.escape(e['message'])}</li>")
         elif e["event"] == "fault":
-            notes.append(f"<li class='alert'>round {e['round']}: FAULT: "
+            notes.append(f"<li class='alert'>{_when(e)} round {e['round']}: FAULT: "
                          f"{html.escape(e['reason'])}</li>")
         elif e["event"] == "last_coup":
             notes.append(f"<li>Last coup announced: round {e['round']} (rule {e['rule']})</li>")
@@ -106,7 +123,8 @@ def _shoe_section(number: int, events: list[dict]) -> str:
         f"{_cells(beads, max(width(beads), 12))}"
         f"{_cells({p: c.result for p, c in road.items()}, max(width(road), 24), ring=road)}</div>"  # noqa: E501
         f"<h3>Irregularities, faults and announcements</h3><ul>{''.join(notes) or '<li>none</li>'}</ul>"  # noqa: E501
-        "<h3>Rounds</h3><table class='rounds'><tr><th>#</th><th>Player</th><th></th>"
+        "<h3>Rounds</h3><table class='rounds'><tr><th>#</th><th>time (UTC)</th>"
+        "<th>record</th><th>Player</th><th></th>"
         f"<th>Banker</th><th></th><th>Result</th></tr>{''.join(rows)}</table>")
 
 
@@ -136,7 +154,8 @@ def render_report(source: str, records: list[Record], verdict: str = "", ends: s
             continue
         if record.body["event"] == "new_shoe" and shoes[-1]:
             shoes.append([])
-        shoes[-1].append(record.body)
+        # When and where in the journal, for a dispute about one round (an auditor's trial).
+        shoes[-1].append({**record.body, AT: record.ts_us, SEQ: record.seq})
     first = datetime.fromtimestamp(records[0].ts_us / 1e6, UTC) if records else None
     last = datetime.fromtimestamp(records[-1].ts_us / 1e6, UTC) if records else None
     span = f"{first:%Y-%m-%d %H:%M:%S} to {last:%H:%M:%S} UTC" if first and last else "empty"

@@ -1,4 +1,5 @@
 import sqlite3
+from datetime import UTC, datetime
 
 from controller.cli import main
 from controller.game.script import parse_script
@@ -54,7 +55,7 @@ def one_round(path):
     with Journal(str(path)) as journal:
         service = TableService(journal, SETTINGS)
         service.recover()
-        for step in parse_script("AS 2C 9H 8D 9C 8S"):
+        for step in parse_script("AS 2C NMB 9H 8D 9C 8S"):
             service.handle(step.observation)
     return path
 
@@ -99,3 +100,18 @@ def test_a_journal_that_fails_verification_still_gets_its_red_report(tmp_path, c
     text = page.read_text()
     assert "FAILS VERIFICATION: record 5" in text
     assert "The report stops there: record 5 is not a JSON object" in text
+
+
+def test_each_round_is_listed_with_its_time_and_journal_record(tmp_path):
+    """An auditor's trial (stop 47): a dispute names a time or a record, and the rounds
+    listed had neither."""
+    path = one_round(tmp_path / "j.db")
+    with Journal(str(path), create=False) as journal:
+        rounds = [r for r in journal.records()
+                  if r.kind == "event" and r.body["event"] == "round"]
+    page = tmp_path / "r.html"
+    assert main(["report", str(path), "--html", str(page)]) == 0
+    (round_record,) = rounds
+    when = datetime.fromtimestamp(round_record.ts_us / 1e6, UTC).strftime("%H:%M:%S")
+    assert "<th>time (UTC)</th><th>record</th>" in page.read_text()
+    assert f"<td>1</td><td>{when}</td><td>{round_record.seq}</td>" in page.read_text()

@@ -1,5 +1,7 @@
 """ShoeRuntime: camera frames and link events become observations; equipment faults halt."""
 
+import logging
+
 import numpy as np
 
 from controller.game import observations as obs
@@ -285,9 +287,12 @@ def test_a_clean_stop_journals_the_last_card_decided_so_it_is_not_sent_again():
     # Still in its passage (never decided): not journaled, reported when started again.
     assert _stopped_after(in_passage=True) == ([before], [])
     # No frame within its pulse (the burst of a restart, a card drawn as the camera
-    # stopped): a fault now, and not journaled, so the next start reports it as well.
+    # stopped): a fault now, journaled with it as dealt with, so the next start does not
+    # report it again (it did: after the supervisor's acknowledgement the table halted at
+    # the next start, and the next good card was set aside, an engineer's trial).
     written, faults = _stopped_after(seen=False)
-    assert written == [before] and len(faults) == 1
+    assert written == [before, {"boot_id": 7, "card_counter": 5, "event": 12}]
+    assert len(faults) == 1
     assert "1 card(s) passed the sensor with no camera frame of them (card counter 5)" in (
         faults[0].reason)
     # A button after it: the event number journaled never goes back (the button would be
@@ -452,3 +457,44 @@ def test_a_recording_that_ends_mid_card_reports_it_but_a_shutdown_does_not():
     runtime = ShoeRuntime(stopped, HalfSeenTracker(), EndsAtShutdown())
     runtime.start()._thread.join(5)
     assert stopped.submitted == []
+
+
+def test_cards_reported_unseen_are_journaled_with_their_fault_and_not_reported_again():
+    """An engineer's trial (stop 47): the cards of a restart's burst, reported unseen and
+    acknowledged, came again at the next start (their counters were never journaled), the
+    table halted again, and the next good card was set aside."""
+    written, pipeline, now = [], Collect(), [10.0]
+    runtime = ShoeRuntime(pipeline, EchoTracker(), ScriptedCamera([]),
+                          on_link_state=written.append, clock=lambda: now[0])
+    runtime.on_link_event(link.LinkUp("emu", 7, 0))
+    for counter in (19, 20, 21):  # the burst of a restart
+        runtime.on_link_event(link.CardPresent(counter, 2 * counter))
+        now[0] += 0.001
+        runtime.on_link_event(link.CardGone(counter, 2 * counter + 1))
+        now[0] += 0.001
+    runtime.on_frame(frame(0, 10.4))
+    assert "(card counter 19-21)" in pipeline.submitted[-1][0].reason
+    assert written[-1] == {"boot_id": 7, "card_counter": 21, "event": 43}
+    # The counter never goes back: a card's arrival after it journals no older one.
+    runtime.on_link_event(link.ButtonPressed("no_more_bets", 44))
+    assert written[-1] == {"boot_id": 7, "card_counter": 21, "event": 44}
+
+
+def test_the_services_log_shows_every_fault_acknowledgement_and_irregularity(caplog):
+    """An engineer's trial (stop 47): an unreadable card, cards passed unseen and a window
+    past the frame halted the table with nothing in the service's log (`journalctl`): only
+    `--show` and the surveillance room said why."""
+    from controller.service.main import log_table_events
+
+    with caplog.at_level(logging.INFO, logger="sabot"):
+        log_table_events([
+            {"event": "fault", "round": 4, "reason": "unreadable card: no confident reading"},
+            {"event": "ack", "faults": ["unreadable card"], "set_aside": ["??"]},
+            {"event": "irregularity", "round": 5, "rule": "12.2(a)", "message": "excess card"},
+            {"event": "card", "card": "AS", "hand": "player", "round": 5}])
+    lines = [(record.levelname, record.getMessage()) for record in caplog.records]
+    assert lines == [
+        ("WARNING", "FAULT (round 4): unreadable card: no confident reading: table halted "
+                    "until a supervisor acknowledges"),
+        ("WARNING", "fault(s) acknowledged; set aside: ??"),
+        ("WARNING", "irregularity (round 5), rule 12.2(a): excess card")]

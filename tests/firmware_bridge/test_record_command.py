@@ -143,12 +143,15 @@ def test_a_missing_cameras_reconnect_warnings_are_rate_limited(caplog):
     assert "(61 times so far)" in lines[1].getMessage()
 
 
-def test_a_port_another_program_holds_is_refused_by_name(tmp_path, capsys):
+def test_a_port_another_program_holds_is_refused_by_name(tmp_path, capsys, monkeypatch):
     """A lab's trial (stop 46): a second recording (or a recording beside `sabot run`) on the
-    shoe's port was accepted, and the two split the shoe's bytes between them. The port is
-    held exclusively: the second is refused it, naming why, and leaves nothing behind."""
+    shoe's port was accepted, and the two split the shoe's bytes between them. A serial
+    device is held exclusively: the second is refused it, naming why, and leaves nothing
+    behind. (The emulator's pty stands for one here: ptys are not held, see below.)"""
+    from firmware_bridge import transport
     from firmware_bridge.transport import SerialTransport
 
+    monkeypatch.setattr(transport, "exclusive_for", lambda port: True)
     with PtyShoe(ShoeEmulator(timing=FAST), link_path=tmp_path / "shoe") as shoe:
         first = SerialTransport(shoe.device, Link()).start()
         try:
@@ -171,3 +174,21 @@ def test_a_port_another_program_holds_is_refused_by_name(tmp_path, capsys):
             assert again.first_open() == ""
         finally:
             again.stop()
+
+
+def test_a_pty_is_not_held_exclusively_for_its_number_is_reused(tmp_path):
+    """A pty closed frees its number at once, and the next one made may get it while a
+    process still holds the old one's lock (not yet told it is gone): the test suite's own
+    simulation could not open its shoe. Serial devices are held; ptys are not."""
+    from firmware_bridge.transport import SerialTransport, exclusive_for
+
+    assert exclusive_for("/dev/ttyACM0") and exclusive_for("/dev/sabot-shoe")
+    with PtyShoe(ShoeEmulator(timing=FAST), link_path=tmp_path / "shoe") as shoe:
+        assert not exclusive_for(shoe.device) and not exclusive_for(str(tmp_path / "shoe"))
+        first = SerialTransport(shoe.device, Link()).start()
+        second = SerialTransport(shoe.device, Link()).start()
+        try:
+            assert first.first_open() == "" and second.first_open() == ""
+        finally:
+            first.stop()
+            second.stop()
