@@ -80,6 +80,10 @@ HANDOVER_S = 0.25  # the longest the camera waits for the table to handle a card
 # A pulse of the sensor is asked whether a frame was captured within it once a frame this
 # much later is read: a frame can come to the camera thread a little after a later one.
 UNSEEN_AFTER = 0.25
+# A shoe's link that has not come up this long after the start is a fault: a missing port
+# or cable lit nothing, and the table dealt on without its card sensor (an engineer's
+# trial). A link that goes down once up is one at once (`LinkDown`).
+LINK_START_S = 10.0
 HANDOVER_POLL_S = 0.001  # a live camera's wait looks for its next frame this often
 
 
@@ -90,7 +94,10 @@ class ShoeRuntime:
                  use_trigger: bool = True,
                  on_status: Callable[[str], None] | None = None,
                  on_link_state: Callable[[dict], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic,
+                 link_expected: bool = False):
+        """`link_expected`: the table has a shoe's link (a serial port), which must come up
+        within LINK_START_S of the start."""
         self.pipeline = pipeline
         self.tracker = tracker
         self.camera = camera
@@ -119,6 +126,10 @@ class ShoeRuntime:
         self._journaled_event = 0  # the newest MCU event journaled as dealt with
         self._link_lock = threading.Lock()
         self.link_up = False
+        self._link_expected = link_expected
+        self._link_was_up = False
+        self._link_said = False  # the link not up since the start: said once
+        self._born = clock()
         self.frames = 0
         self.last_index = -1  # the last frame fully processed (its readings submitted)
         self.last_frame_at: float | None = None
@@ -203,6 +214,7 @@ class ShoeRuntime:
     def on_frame(self, frame) -> None:
         self.frames += 1
         self.last_frame_at = frame.at
+        self._ask_link_came_up()
         if self.use_trigger:
             self._frame_times.append(frame.at)
             unseen = self._unseen_cards(frame.at)
@@ -285,7 +297,7 @@ class ShoeRuntime:
             self._link_state(self._journaled_card, event.mcu_event, lid=event.open)
             self._on_status(f"shoe lid {'opened' if event.open else 'closed'}")
         elif isinstance(event, link.LinkUp):
-            self.link_up = True
+            self.link_up = self._link_was_up = True
             if self._mcu_boot is not None and event.boot_id != self._mcu_boot:
                 self._forget_pulses()  # another boot: its counters are not these
             self._mcu_boot = event.boot_id
@@ -322,6 +334,16 @@ class ShoeRuntime:
                 self._pulses.append(self._last_pulse)
             elif present is False and self._pulses and self._pulses[-1].went is None:
                 self._pulses[-1].went, self._pulses[-1].went_event = now, event
+
+    def _ask_link_came_up(self) -> None:
+        if (not self._link_expected or self._link_was_up or self._link_said
+                or self._clock() - self._born < LINK_START_S):
+            return
+        self._link_said = True
+        self.pipeline.submit(obs.EquipmentFault(
+            f"link down: the shoe's microcontroller has not answered in {LINK_START_S:.0f} s "
+            "since the start (check [serial] port and the shoe's cable: the log says why "
+            "the port does not open)"))
 
     def _say_unseen(self, unseen: list[_Pulse]) -> None:
         """The fault of cards that passed with no frame of them, their counters journaled

@@ -498,3 +498,32 @@ def test_the_services_log_shows_every_fault_acknowledgement_and_irregularity(cap
                     "until a supervisor acknowledges"),
         ("WARNING", "fault(s) acknowledged; set aside: ??"),
         ("WARNING", "irregularity (round 5), rule 12.2(a): excess card")]
+
+
+def test_a_shoes_link_that_never_comes_up_is_a_fault_once():
+    """An engineer's trial (stop 47): with the shoe's port missing at the start, nothing
+    was lit, and the table dealt on without its card sensor."""
+    now = [100.0]
+    pipeline = Collect()
+    runtime = ShoeRuntime(pipeline, EchoTracker(), ScriptedCamera([]), clock=lambda: now[0],
+                          link_expected=True)
+    now[0] = 109.0
+    runtime.on_frame(frame(0, 109.0))
+    assert pipeline.submitted == []
+    now[0] = 110.5
+    runtime.on_frame(frame(1, 110.5))
+    now[0] = 111.0
+    runtime.on_frame(frame(2, 111.0))
+    (fault,) = [submitted for submitted, *_ in pipeline.submitted]
+    assert fault.reason.startswith("link down: the shoe's microcontroller has not answered "
+                                   "in 10 s since the start")
+    # Up in time, or no link to expect: nothing.
+    for expected, up in ((True, True), (False, False)):
+        now[0] = 100.0
+        quiet = ShoeRuntime(Collect(), EchoTracker(), ScriptedCamera([]),
+                            clock=lambda: now[0], link_expected=expected)
+        if up:
+            quiet.on_link_event(link.LinkUp("emu", 7, 0))
+        now[0] = 130.0
+        quiet.on_frame(frame(0, 130.0))
+        assert quiet.pipeline.submitted == []
