@@ -80,7 +80,7 @@ class SerialTransport:
         self.poll_interval = poll_interval
         self.reopen_interval = reopen_interval
         self.serial_factory = serial_factory
-        self.exclusive = exclusive_for(port) if exclusive is None else exclusive
+        self.exclusive = exclusive  # None: asked of the port at each opening
         self.opens = 0
         self.last_error = ""
         self._serial: serial.SerialBase | None = None
@@ -161,7 +161,8 @@ class SerialTransport:
         try:
             port = self.serial_factory(
                 self.port, baudrate=self.baudrate, timeout=self.poll_interval,
-                exclusive=self.exclusive or None
+                exclusive=(exclusive_for(self.port) if self.exclusive is None
+                           else self.exclusive) or None
             )
         except (serial.SerialException, OSError, ValueError) as error:
             self._cannot_open(_reason(error))

@@ -113,7 +113,7 @@ class TableAssembly:
             self.pipeline, Tracker(drivers.reader), drivers.camera, window=drivers.window,
             over_window=drivers.over_window, on_status=on_status,
             on_link_state=lambda body: self.pipeline.record("link", body),
-            link_expected=self.transport is not None)
+            link_expected=drivers.serial_port is not None)  # a playback's link is recorded
         stack.callback(self._stop_camera_loop)  # first of all at the end (LIFO)
         if self.transport is not None:
             self.transport.on_event = self.runtime.on_link_event

@@ -59,6 +59,7 @@ class _Pulse:
     went: float | None = None
     went_event: int = 0
     seen: bool = False
+    boot: int | None = None  # the MCU boot whose counter it is
 
 
 def _fits(window: tuple[int, int, int, int] | None, image) -> bool:
@@ -124,9 +125,12 @@ class ShoeRuntime:
         self._mcu_boot: int | None = None
         self._journaled_card = 0
         self._journaled_event = 0  # the newest MCU event journaled as dealt with
-        self._link_lock = threading.Lock()
+        # Guards the boot and the counters journaled, and keeps a link record next to the
+        # observation it goes with in the table thread's queue (`_journal_with`): the
+        # serial thread and the camera thread (cards passed unseen) both write them.
+        self._link_lock = threading.RLock()
         self.link_up = False
-        self._link_expected = link_expected
+        self.link_expected = link_expected
         self._link_was_up = False
         self._link_said = False  # the link not up since the start: said once
         self._born = clock()
@@ -291,16 +295,18 @@ class ShoeRuntime:
         elif isinstance(event, link.ButtonPressed):
             # The event number goes in the transaction of the press's observation: a
             # restarted host is sent the presses after it, never this one again.
-            self._link_state(self._journaled_card, event.mcu_event)
-            self.on_button(event.name)
+            with self._link_lock:
+                self._link_state(self._journaled_card, event.mcu_event)
+                self.on_button(event.name)
         elif isinstance(event, link.LidChanged):
             self._link_state(self._journaled_card, event.mcu_event, lid=event.open)
             self._on_status(f"shoe lid {'opened' if event.open else 'closed'}")
         elif isinstance(event, link.LinkUp):
             self.link_up = self._link_was_up = True
-            if self._mcu_boot is not None and event.boot_id != self._mcu_boot:
-                self._forget_pulses()  # another boot: its counters are not these
-            self._mcu_boot = event.boot_id
+            with self._link_lock:
+                if self._mcu_boot is not None and event.boot_id != self._mcu_boot:
+                    self._forget_pulses()  # another boot: its counters are not these
+                self._mcu_boot = event.boot_id
             self._on_status(f"link up: firmware {event.firmware}, boot {event.boot_id:#x}")
         elif isinstance(event, link.LinkDown):
             self.link_up = False
@@ -310,13 +316,14 @@ class ShoeRuntime:
             self.pipeline.submit(obs.EquipmentFault(
                 f"{event.count} card(s) passed the sensor while the host was away"))
         elif isinstance(event, link.EventsLost):
-            self._link_state(self._journaled_card, event.last)
-            self.pipeline.submit(obs.EquipmentFault(event.describe()))
+            with self._link_lock:
+                self._link_state(self._journaled_card, event.last)
+                self.pipeline.submit(obs.EquipmentFault(event.describe()))
         elif isinstance(event, link.McuReset):
-            self._mcu_boot = event.new_boot_id
             with self._link_lock:  # another boot: its counters start again
+                self._mcu_boot = event.new_boot_id
                 self._journaled_card = self._journaled_event = 0
-            self._forget_pulses()  # the old boot's counters
+                self._forget_pulses()  # the old boot's counters
             self._on_status("shoe microcontroller restarted")
         elif isinstance(event, link.McuError):
             self._on_status(f"shoe microcontroller error {event.code}: {event.text}")
@@ -330,13 +337,13 @@ class ShoeRuntime:
             now = self._clock()
             self._sensor.append((now, present))
             if present and counter is not None:
-                self._last_pulse = _Pulse(now, counter, event)
+                self._last_pulse = _Pulse(now, counter, event, boot=self._mcu_boot)
                 self._pulses.append(self._last_pulse)
             elif present is False and self._pulses and self._pulses[-1].went is None:
                 self._pulses[-1].went, self._pulses[-1].went_event = now, event
 
     def _ask_link_came_up(self) -> None:
-        if (not self._link_expected or self._link_was_up or self._link_said
+        if (not self.link_expected or self._link_was_up or self._link_said
                 or self._clock() - self._born < LINK_START_S):
             return
         self._link_said = True
@@ -350,14 +357,18 @@ class ShoeRuntime:
         with it as dealt with: reported once. Left to be sent again, they were reported at
         the next start too, after the supervisor's acknowledgement, and the next good card,
         drawn while the table was halted again, was set aside (an engineer's trial)."""
-        first, last = unseen[0].counter, unseen[-1].counter
-        if last > self._journaled_card:
-            self._link_state(last, max(unseen[-1].went_event or unseen[-1].came_event,
-                                       self._journaled_event))
-        self.pipeline.submit(obs.EquipmentFault(
+        first, last = unseen[0], unseen[-1]
+        fault = obs.EquipmentFault(
             f"{len(unseen)} card(s) passed the sensor with no camera frame of them "
-            f"(card counter {first}{f'-{last}' if last != first else ''}): drawn while the "
-            "service was not running, or the camera stalled"))
+            f"(card counter {first.counter}"
+            f"{f'-{last.counter}' if last is not first else ''}): drawn while the service "
+            "was not running, or the camera stalled")
+        with self._link_lock:  # the record and the fault in one transaction
+            # Of the boot they were counted in only: a counter of the boot before, written
+            # under a new boot's id, would make its first cards look journaled already.
+            if last.boot == self._mcu_boot and last.counter > self._journaled_card:
+                self._link_state(last.counter, last.went_event or last.came_event)
+            self.pipeline.submit(fault)
 
     def _unseen_cards(self, at: float) -> list[_Pulse]:
         """The sensor's pulses that ended UNSEEN_AFTER before `at` with no frame captured
@@ -399,7 +410,7 @@ class ShoeRuntime:
             return
         with self._link_lock:
             counter = self._journaled_card = max(counter, self._journaled_card)
-            self._journaled_event = max(self._journaled_event, event)
+            event = self._journaled_event = max(self._journaled_event, event)
             body = {"boot_id": self._mcu_boot, "card_counter": counter}
             if event > 0:  # version 2 numbers the MCU's events; version 1 has none
                 body["event"] = event

@@ -189,3 +189,15 @@ def test_a_recording_cut_off_mid_line_plays_up_to_there_with_a_note(rig, capsys,
                    "--journal", str(tmp_path / "k.sqlite")])
     assert status == 2
     assert f"{events}, line {lines}: not a recording record" in capsys.readouterr().err
+
+
+def test_a_playback_expects_no_link_of_its_own(rig, tmp_path):
+    """A review (stop 47): a live table's link must come up within 10 s of the start, by
+    the wall clock; a playback's link is recorded, its time the recording's, and a
+    recording of the camera alone played slowly halted for a shoe it never had."""
+    from controller.service.playback_setup import Playback  # noqa: PLC0415
+
+    settings = {"decks": 8, "style": "A", "require_no_more_bets": True}
+    with Playback(rig["recording"], settings, rig["profile"], (40, 30, 128, 200),
+                  str(tmp_path / "j.sqlite")) as playback:
+        assert playback.table.runtime.link_expected is False

@@ -527,3 +527,30 @@ def test_a_shoes_link_that_never_comes_up_is_a_fault_once():
         now[0] = 130.0
         quiet.on_frame(frame(0, 130.0))
         assert quiet.pipeline.submitted == []
+
+
+def test_a_link_record_never_takes_the_event_number_back_nor_crosses_a_boot():
+    """A review (stop 47): the camera thread's record of cards passed unseen could be
+    written after a button's with an older event number (the button pressed again after a
+    restart), and a pulse of the boot before a reset could be written under the new
+    boot's id (its first cards then looked journaled already)."""
+    written, pipeline, now = [], Collect(), [10.0]
+    runtime = ShoeRuntime(pipeline, EchoTracker(), ScriptedCamera([]),
+                          on_link_state=written.append, clock=lambda: now[0])
+    runtime.on_link_event(link.LinkUp("emu", 7, 0))
+    runtime.on_link_event(link.CardPresent(20, 40))
+    runtime.on_link_event(link.CardGone(20, 41))
+    runtime.on_link_event(link.ButtonPressed("no_more_bets", 44))
+    now[0] = 10.5
+    (pulse,) = runtime._unseen_cards(now[0])
+    runtime._say_unseen([pulse])  # asked after the button: its event is older
+    assert written[-1] == {"boot_id": 7, "card_counter": 20, "event": 44}
+    runtime.on_link_event(link.CardPresent(21, 45))
+    runtime.on_link_event(link.CardGone(21, 46))
+    now[0] = 11.0
+    (old,) = runtime._unseen_cards(now[0])
+    runtime.on_link_event(link.McuReset(7, 8))  # between asking and saying
+    before = len(written)
+    runtime._say_unseen([old])
+    assert len(written) == before  # not written under boot 8
+    assert "card counter 21" in pipeline.submitted[-1][0].reason  # but said
