@@ -126,8 +126,9 @@ class ShoeRuntime:
         self._journaled_card = 0
         self._journaled_event = 0  # the newest MCU event journaled as dealt with
         # Guards the boot and the counters journaled, and keeps a link record next to the
-        # observation it goes with in the table thread's queue (`_journal_with`): the
-        # serial thread and the camera thread (cards passed unseen) both write them.
+        # observation it goes with in the table thread's queue (a button's, lost events',
+        # cards passed unseen: `_say_unseen`): the serial thread and the camera thread both
+        # write them.
         self._link_lock = threading.RLock()
         self.link_up = False
         self.link_expected = link_expected
