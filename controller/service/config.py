@@ -105,7 +105,18 @@ def defaults() -> dict[str, dict[str, Any]]:
             for section, keys in SCHEMA.items()}
 
 
+# The keys that name files: a relative one is taken from the config's folder, not the
+# working directory, which under systemd is / (an engineer's trial: `path = "rig.sqlite"`
+# made a journal wherever the service happened to start).
+PATH_KEYS = (("journal", "path"), ("journal", "key"), ("camera", "path"),
+             ("camera", "profile"), ("serial", "port"), ("surveillance", "password_file"),
+             ("surveillance", "ca_file"), ("surveillance", "cert_file"),
+             ("surveillance", "key_file"))
+
+
 def load_config(path: str) -> dict[str, dict[str, Any]]:
+    """The config in the file at `path`, checked, its relative file names made absolute
+    from the file's folder (PATH_KEYS)."""
     try:
         with open(path, "rb") as handle:
             raw = tomllib.load(handle)
@@ -118,7 +129,13 @@ def load_config(path: str) -> dict[str, dict[str, Any]]:
                           "UTF-8)") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read ({error.strerror})") from None
-    return validate(raw, path)
+    config = validate(raw, path)
+    folder = Path(path).resolve().parent
+    for section, name in PATH_KEYS:
+        value = config[section][name]
+        if value and not Path(value).is_absolute() and "://" not in value:
+            config[section][name] = str(folder / value)
+    return config
 
 
 def validate(raw: dict, path: str = "<config>") -> dict[str, dict[str, Any]]:

@@ -170,3 +170,22 @@ def test_a_config_that_is_not_utf8_text_is_refused_naming_the_file(tmp_path):
 def test_a_lamps_table_replaces_the_default_wiring_whole():
     config = validate({"gpio": {"lamps": {"fault": 17}}})
     assert config["gpio"]["lamps"] == {"fault": 17}  # player_draw's default pin 17 is free
+
+
+def test_relative_file_names_are_the_configs_folders_not_the_working_directorys(
+        tmp_path, monkeypatch):
+    """An engineer's trial (stop 47): `path = "rig.sqlite"` made the journal wherever the
+    service was started (under systemd, /), and a relative profile was looked for there."""
+    folder = tmp_path / "table"
+    folder.mkdir()
+    config = folder / "config.toml"
+    config.write_text('[journal]\npath = "rig.sqlite"\n[camera]\nprofile = "decks/p.npz"\n'
+                      'source = "http"\nurl = "http://127.0.0.1:1/x"\n'
+                      '[serial]\nport = "/dev/ttyACM0"\n')
+    monkeypatch.chdir(tmp_path)
+    loaded = load_config(str(config.relative_to(tmp_path)))
+    assert loaded["journal"]["path"] == str(folder / "rig.sqlite")
+    assert loaded["camera"]["profile"] == str(folder / "decks" / "p.npz")
+    assert loaded["serial"]["port"] == "/dev/ttyACM0"  # absolute: as written
+    assert loaded["camera"]["url"] == "http://127.0.0.1:1/x"  # no file: as written
+    assert loaded["journal"]["key"] == ""  # empty: the default beside the journal
