@@ -61,19 +61,12 @@ def finish(table: Table, *, journal: bool = False,
     (an auditor's dispute is about that round); `writing`: the service is writing it still,
     so it ends there only for now, and that is no exit status of its own (a script around
     `sabot replay` of a live table failed in the middle of every round)."""
-    status, end = _how_it_ended(table, journal)
-    if writing and end is not None:
-        end["reason"] = end["reason"].replace("the journal ends", "the journal ends for now "
-                                              "(the service is writing it)", 1)
-        return EXIT_OK, end
-    return status, end
-
-
-def _how_it_ended(table: Table, journal: bool) -> tuple[int, dict | None]:
     state = table.state
+    ends = ("the journal ends for now (the service is writing it)" if writing
+            else "the journal ends")
     if state.halted:
-        what = "the journal ends" if journal else "the input ended"
-        return EXIT_HALTED, {
+        what = ends if journal else "the input ended"
+        return EXIT_OK if writing else EXIT_HALTED, {
             "event": "input_end", "round": state.round_number, "phase": state.phase,
             "reason": f"{what} with the table halted on {len(state.faults)} "
                       f"fault(s), the first: {state.faults[0]}"}
@@ -82,11 +75,11 @@ def _how_it_ended(table: Table, journal: bool) -> tuple[int, dict | None]:
         if not journal:
             reason = f"the cards ran out in the middle of {where}"
         elif state.phase == ROUND:
-            reason = (f"the journal ends in the middle of {where}: player "
+            reason = (f"{ends} in the middle of {where}: player "
                       f"{' '.join(state.player)}, banker {' '.join(state.banker) or '-'}")
         else:
-            reason = f"the journal ends in the middle of the burn: {' '.join(state.burn_cards)}"
-        return EXIT_OUT_OF_CARDS, {
+            reason = f"{ends} in the middle of the burn: {' '.join(state.burn_cards)}"
+        return EXIT_OK if writing else EXIT_OUT_OF_CARDS, {
             "event": "input_end", "round": state.round_number, "phase": state.phase,
             "reason": reason}
     if state.ran_dry:
