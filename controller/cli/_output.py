@@ -66,22 +66,29 @@ def finish(table: Table, *, journal: bool = False,
             else "the journal ends")
     if state.halted:
         what = ends if journal else "the input ended"
+        # A journal's halted round names its cards too: the dispute is about them.
+        held = f" ({_cards_of(state)})" if journal and _cards_of(state) else ""
         return EXIT_OK if writing else EXIT_HALTED, {
             "event": "input_end", "round": state.round_number, "phase": state.phase,
             "reason": f"{what} with the table halted on {len(state.faults)} "
-                      f"fault(s), the first: {state.faults[0]}"}
+                      f"fault(s), the first: {state.faults[0]}{held}"}
     if state.phase in (ROUND, BURN) and (state.player or state.burn_cards):
         where = f"round {state.round_number}" if state.phase == ROUND else "the burn"
-        if not journal:
-            reason = f"the cards ran out in the middle of {where}"
-        elif state.phase == ROUND:
-            reason = (f"{ends} in the middle of {where}: player "
-                      f"{' '.join(state.player)}, banker {' '.join(state.banker) or '-'}")
-        else:
-            reason = f"{ends} in the middle of the burn: {' '.join(state.burn_cards)}"
+        reason = (f"{ends} in the middle of {where}: {_cards_of(state, named=False)}"
+                  if journal else f"the cards ran out in the middle of {where}")
         return EXIT_OK if writing else EXIT_OUT_OF_CARDS, {
             "event": "input_end", "round": state.round_number, "phase": state.phase,
             "reason": reason}
     if state.ran_dry:
         return EXIT_OUT_OF_CARDS, None  # the shoe_exhausted event has said so
     return EXIT_OK, None
+
+
+def _cards_of(state, *, named: bool = True) -> str:
+    """The cards on the table in the round or burn under way ("" with none): "player 4C 9H,
+    banker -", or the burn's "burn 7S 2D" (`named` False: "7S 2D", after "the burn: ")."""
+    if state.phase == ROUND and state.player:
+        return f"player {' '.join(state.player)}, banker {' '.join(state.banker) or '-'}"
+    if state.phase == BURN and state.burn_cards:
+        return ("burn " if named else "") + " ".join(state.burn_cards)
+    return ""

@@ -208,6 +208,25 @@ def test_replay_and_report_say_where_a_journal_ends_mid_round_with_the_cards(tmp
         page.read_text())
 
 
+def test_replay_of_a_journal_ending_halted_mid_round_names_the_rounds_cards(tmp_path, capsys):
+    """Rule 9 (irregularities): the table halts on an unreadable card in round 2; the text
+    replay said only the fault, and the dispute is about the cards of that round."""
+    path = tmp_path / "j.db"
+    with Journal(str(path)) as journal:
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        for step in parse_script("AS 2C 9H 8D 9C 8S 2H 3D UNREADABLE"):
+            service.handle(step.observation)
+    assert main(["replay", str(path)]) == 4
+    out = capsys.readouterr().out
+    assert ("the journal ends with the table halted on 1 fault(s), the first: unreadable "
+            "card: marked UNREADABLE in the script (player 2H, banker 3D)") in out
+    # `sabot deal` of the same cards keeps its own line (the contract's): no cards there.
+    assert main(["replay", str(path), "--json"]) == 4
+    last = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert last["event"] == "input_end" and last["reason"].endswith("(player 2H, banker 3D)")
+
+
 def test_readers_open_the_journal_read_only_beside_the_writer(tmp_path):
     path = tmp_path / "j.db"
     with Journal(str(path)) as writer:
