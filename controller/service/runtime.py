@@ -278,7 +278,8 @@ class ShoeRuntime:
             return  # shutting down: a camera that stops now is no fault of the table
         if not self._camera_fault:  # once per outage, not once per missed frame
             self._camera_fault = True
-            self._on_status(reason)
+            # Not said as a status too: the table's fault event says it, in the log as
+            # everywhere (`main.log_table_events`; the log had each camera fault twice).
             self.pipeline.submit(obs.EquipmentFault(reason))
 
     # -- the serial link and the buttons ----------------------------------------------------

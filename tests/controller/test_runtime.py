@@ -77,6 +77,16 @@ def test_a_stale_camera_is_one_equipment_fault_per_outage():
     assert "no frame" in faults[0].reason
 
 
+def test_a_camera_fault_is_said_once_by_its_fault_event_not_as_a_status_as_well():
+    """The service's log had each camera fault twice: as a status line and as the table's
+    FAULT line (`log_table_events`), which is the one that says the table halted."""
+    said = []
+    stalled = CameraStalledError("picamera2: no frame for 1000 ms")
+    _, pipeline, _ = run_camera([stalled], on_status=said.append)
+    assert said == []
+    assert [o.reason for o, _ in pipeline.submitted] == ["camera: picamera2: no frame for 1000 ms"]
+
+
 def test_readings_carry_the_time_of_their_frame_and_the_window_is_cropped():
     runtime, pipeline, tracker = run_camera([frame(0, 5.0), frame(1, 5.01, bright=True)],
                                             window=(10, 5, 20, 30))
