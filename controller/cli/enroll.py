@@ -91,11 +91,20 @@ def run(args) -> int:
         check_file_path("--sheet", args.sheet)
         if Path(args.sheet).suffix.lower() != ".png":
             raise InputError(f"--sheet {args.sheet}: the sheet is a PNG; name it *.png")
+    start = time.perf_counter()  # the time printed is the operator's wait, frames and all
     with ExitStack() as stack:
         samples_dir = args.samples_dir
         if args.recording:
             samples_dir = _samples_of_recording(args, stack)
-        return _enrol(args, samples_dir)
+        return _enrol(args, samples_dir, start)
+
+
+def _bar(console: Console, what: str, unit: str) -> Progress:
+    """A progress bar on stderr (none where stderr is no terminal: a log stays clean)."""
+    columns = (TextColumn(what), BarColumn(), TextColumn(f"{{task.completed}}/{{task.total}} "
+                                                         f"{unit}"), TimeRemainingColumn())
+    return Progress(*columns, console=console, transient=True,
+                    disable=not console.is_terminal)
 
 
 def _samples_of_recording(args, stack: ExitStack) -> str:
@@ -112,20 +121,21 @@ def _samples_of_recording(args, stack: ExitStack) -> str:
            else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="sabot-enrol-"))))
     if args.keep_samples and out.exists() and any(out.iterdir()):
         raise InputError(f"--keep-samples {out}: not empty; choose a new directory")
-    for note in write_recorded_samples(recording, items, out, window):
+    with _bar(Console(stderr=True), "reading the recording", "frames") as progress:
+        task = progress.add_task("frames", total=len(recording.frames))
+        notes = write_recorded_samples(
+            recording, items, out, window,
+            progress=lambda done, total: progress.update(task, completed=done, total=total))
+    for note in notes:
         print(f"note: {note}", file=sys.stderr)
     if args.keep_samples:
         print(f"samples cut from the recording -> {out}", file=sys.stderr)
     return str(out)
 
 
-def _enrol(args, samples_dir: str) -> int:
+def _enrol(args, samples_dir: str, start: float) -> int:
     console = Console(stderr=True)
-    start = time.perf_counter()
-    columns = (TextColumn("enrolling"), BarColumn(), TextColumn("{task.completed}/{task.total}"
-                                                                " views"), TimeRemainingColumn())
-    with Progress(*columns, console=console, transient=True,
-                  disable=not console.is_terminal) as progress:
+    with _bar(console, "enrolling", "views") as progress:
         task = progress.add_task("enrol", total=None)
         result = enrolment(samples_dir, views=args.views,
                            progress=lambda done, total: progress.update(task, completed=done,

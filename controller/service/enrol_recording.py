@@ -14,6 +14,7 @@ common US order, spread face up (spades A-K, diamonds A-K, clubs K-A, hearts K-A
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,9 +85,16 @@ def parse_order(text_or_name: str) -> list[Item]:
 
 
 def write_recorded_samples(recording: Recording, items: list[Item], out: Path,
-                           window: tuple[int, int, int, int] | None) -> list[str]:
-    """Cut the samples of `recording` into `out`; returns notes for the operator."""
-    windows = [_window(frame.file, window) for frame in recording.frames]
+                           window: tuple[int, int, int, int] | None,
+                           progress: Callable[[int, int], None] | None = None) -> list[str]:
+    """Cut the samples of `recording` into `out`; returns notes for the operator.
+    `progress(done, total)` is told of each frame read (most of the time: a deck's
+    recording is thousands of frames)."""
+    windows = []
+    for done, frame in enumerate(recording.frames, 1):
+        windows.append(_window(frame.file, window))
+        if progress is not None:
+            progress(done, len(recording.frames))
     flags = recording.sensor_flags()
     found = passages(windows, flags)
     told = "the card sensor" if flags is not None else "paper filling the window"

@@ -242,3 +242,17 @@ def test_a_card_sample_that_shows_no_index_is_refused_naming_the_card(tmp_path, 
     write_image(samples / "3D.png", np.full((200, 128, 3), 30, np.uint8))
     with pytest.raises(EnrolmentError, match="sample of 3D shows no index"):
         enrol(samples, views=2)
+
+
+def test_reading_a_recordings_frames_reports_its_progress_frame_by_frame(recording, tmp_path):
+    """An engineer's trial (stop 47): reading a deck's recording took about a minute with
+    nothing on the screen, and the time printed after enrolment left it out."""
+    from controller.service.enrol_recording import write_recorded_samples  # noqa: PLC0415
+
+    told = []
+    frames = len(open_recording(recording).frames)
+    write_recorded_samples(open_recording(recording), parse_order(ORDER), tmp_path / "s",
+                           (40, 30, 128, 200), progress=lambda done, total: told.append(
+                               (done, total)))
+    assert told == [(done, frames) for done in range(1, frames + 1)]
+    assert (tmp_path / "s" / "AS.png").exists()
