@@ -22,12 +22,14 @@ class EventPrinter:
         self.flush = flush  # each event at once (`replay --follow` into a pipe)
         self.rounds: list[dict] = []  # of the shoe being dealt
         self._summed = False
+        self._heard = False  # any event at all (`replay --shoe N` of a shoe not there: none)
         if as_json:  # imported only here: the text output's start-up does not pay for it
             import json
 
             self._dumps = json.dumps
 
     def __call__(self, event: dict) -> None:
+        self._heard = True
         if event["event"] == "round":
             self.rounds.append(event)
         if self.as_json:
@@ -37,6 +39,9 @@ class EventPrinter:
             return
         line = describe(event)
         if line is not None:
+            if "time" in event:  # `sabot replay --times`: the line starts with it
+                gap = "\n" if line.startswith("\n") else ""
+                line = f"{gap}{event['time']}  {line.removeprefix(gap)}"
             print(line, flush=self.flush)
         if event["event"] == "shoe_end":
             self._sum_up()
@@ -46,7 +51,7 @@ class EventPrinter:
         self.rounds, self._summed = [], True
 
     def close(self) -> None:
-        if not self.as_json and (self.rounds or not self._summed):
+        if not self.as_json and (self.rounds or (self._heard and not self._summed)):
             self._sum_up()
 
 

@@ -1,11 +1,14 @@
 """`sabot replay JOURNAL`: print a journaled shoe as `sabot deal` does (with `--json`, the
 same lines: `journal.replay.DealOrder`); `--follow` goes on
-printing events as the service journals them, like `tail -f`."""
+printing events as the service journals them, like `tail -f`; `--shoe N` prints one shoe
+(the table still replays every record before it) and `--times` when each was journaled."""
 
 from __future__ import annotations
 
 import sys
+from datetime import UTC, datetime
 
+from controller.cli._numbers import number
 from controller.cli._output import EventPrinter, finish
 from controller.journal.follow import follow
 from controller.journal.replay import DealOrder, settings_of_meta
@@ -26,6 +29,11 @@ def register(subparsers) -> None:
     parser.add_argument("--json", action="store_true", help="one JSON event per line")
     parser.add_argument("--follow", "-f", action="store_true",
                         help="keep printing events as they are journaled (Ctrl-C ends)")
+    parser.add_argument("--shoe", type=number(int, 1), metavar="N",
+                        help="only shoe N of the journal (1 is its first)")
+    parser.add_argument("--times", action="store_true",
+                        help="each event with the time it was journaled (UTC; a \"time\" key "
+                        "with --json, which is then no longer `sabot deal --json`'s line)")
     parser.set_defaults(func=run)
 
 
@@ -38,23 +46,49 @@ def run(args) -> int:
     printer = EventPrinter(args.json, flush=args.follow)
     records = follow(args.journal, poll=0.2, forever=args.follow)
     order: DealOrder | None = None
+    shoe, at = 0, None  # the shoe the records are of (the meta record starts the first)
+
+    def show(event: dict) -> None:
+        if args.shoe is None or shoe == args.shoe:
+            printer(_stamped(event, at, args.json) if args.times else event)
+
     try:
         for record in records:
+            at = record.ts_us
             if record.kind == "meta":
                 # The first shoe's header, as `sabot deal` prints it: its settings are in the
                 # journal's meta record (later shoes have their own new_shoe events).
                 settings = settings_of_meta(record, args.journal)
-                order = DealOrder(settings)
-                printer({"event": "new_shoe", "shoe": 1, "decks": settings["decks"],
-                         "style": settings["style"]})
+                order, shoe = DealOrder(settings), 1
+                show({"event": "new_shoe", "shoe": 1, "decks": settings["decks"],
+                      "style": settings["style"]})
             elif record.kind == "observation" and order is not None:
                 order.observed(record.body)
             elif record.kind == "event":
-                printer(record.body if order is None else order.event(record.body))
+                if record.body.get("event") == "new_shoe":
+                    shoe = record.body.get("shoe", shoe + 1)
+                show(record.body if order is None else order.event(record.body))
         status, end = (finish(order.table, journal=True, writing=being_written(args.journal))
                        if order is not None else (0, None))
+        if args.shoe is not None and shoe != args.shoe:
+            # The shoe asked for ended before the journal did (its own end was printed).
+            status, end = 0, None
         if end is not None:
-            printer(end)
+            show(end)
     finally:
         printer.close()
+    if args.shoe is not None and args.shoe > shoe:
+        print(f"sabot replay: {args.journal}: no shoe {args.shoe}: the journal holds "
+              f"{'no shoe' if shoe == 0 else f'shoes 1-{shoe}' if shoe > 1 else 'shoe 1'}",
+              file=sys.stderr)
+        return 2
     return status
+
+
+def _stamped(event: dict, at_us: int | None, as_json: bool) -> dict:
+    """`event` with the time its record was journaled, as a `time` key (in text, the line's
+    start: `EventPrinter`)."""
+    if at_us is None:
+        return event
+    moment = datetime.fromtimestamp(at_us / 1e6, UTC)
+    return {**event, "time": f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z"}

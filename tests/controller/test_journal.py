@@ -227,6 +227,56 @@ def test_replay_of_a_journal_ending_halted_mid_round_names_the_rounds_cards(tmp_
     assert last["event"] == "input_end" and last["reason"].endswith("(player 2H, banker 3D)")
 
 
+def _two_shoes(path, clock=None):
+    """A journal of two shoes, the second ending in the middle of its round 2; its records
+    journaled a second apart from 2026-12-06 10:00:00 UTC when `clock` is asked for."""
+    ticks = iter(range(10**6))
+    with Journal(str(path), **({"clock": lambda: 1796551200.0 + next(ticks)} if clock
+                               else {})) as journal:
+        service = TableService(journal, SETTINGS)
+        service.recover()
+        for step in parse_script("AS 2C 9H 8D 9C 8S 2H 3D 4H 2D 5C NEWSHOE "
+                                 "2C 3C 4C 5C 6C 7C 8C 9C KC 4D 4H"):
+            service.handle(step.observation)
+
+
+def test_replay_of_one_shoe_prints_that_shoe_and_ends_as_it_did(tmp_path, capsys):
+    """An auditor's trial (stop 47): a dispute is about one shoe of a day's journal."""
+    path = tmp_path / "j.db"
+    _two_shoes(path)
+    assert main(["replay", str(path), "--shoe", "1"]) == 0  # shoe 1 ended (rule 7.6)
+    out = capsys.readouterr().out
+    assert "== shoe 1:" in out and "== shoe 2:" not in out and "end of shoe: 2 rounds" in out
+    assert "2 rounds: banker 0, player 2" in out
+    assert main(["replay", str(path), "--shoe", "2", "--json"]) == 3  # as the journal ends
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert events[0] == {"event": "new_shoe", "shoe": 2, "decks": 8, "style": "A"}
+    assert [e["round"] for e in events if e["event"] == "round"] == [1]
+    assert events[-1]["reason"] == ("the journal ends in the middle of round 2: player KC 4H, "
+                                    "banker 4D")
+    assert main(["replay", str(path), "--shoe", "3"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip() == (f"sabot replay: {path}: no shoe 3: the journal holds "
+                                    "shoes 1-2")
+
+
+def test_replay_with_times_says_when_each_event_was_journaled(tmp_path, capsys):
+    path = tmp_path / "j.db"
+    _two_shoes(path, clock=True)
+    assert main(["replay", str(path), "--times"]) == 3
+    lines = capsys.readouterr().out.splitlines()
+    assert "2026-12-06T10:00:00.000Z  == shoe 1: 8 decks, dealing style A" in lines
+    # The burn's event is the journal's fifth record (the clock ticks once a record).
+    assert "2026-12-06T10:00:04.000Z  burn      AS shown, 1 burned: 2C" in lines
+    assert main(["replay", str(path), "--json", "--times", "--shoe", "2"]) == 3
+    first = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert first["event"] == "new_shoe" and first["time"].endswith("Z")
+    # Without --times, the lines are `sabot deal --json`'s: no time in them.
+    assert main(["replay", str(path), "--json"]) == 3
+    assert all("time" not in json.loads(line) for line in capsys.readouterr().out.splitlines())
+
+
 def test_readers_open_the_journal_read_only_beside_the_writer(tmp_path):
     path = tmp_path / "j.db"
     with Journal(str(path)) as writer:
