@@ -16,7 +16,10 @@ def register(subparsers) -> None:
         description="The bead plate, the big road (ties counted on the last win, the dragon "
         "tail), Big Eye Boy, Small Road and Cockroach Pig of RESULTS, a string of B (banker), "
         "P (player) and T (tie), and what each derived road would mark next for a banker and "
-        "for a player win. `-` reads the results from standard input.",
+        "for a player win. `-` reads the results from standard input: letters, or the JSON "
+        "event lines of `sabot deal --json` or `sabot replay --json` (the rounds of the last "
+        "shoe in them, void hands left out): `sabot replay JOURNAL --shoe 3 --json | sabot "
+        "roads -`.",
     )
     parser.add_argument("results", metavar="RESULTS", help="e.g. BBPTPPPB, or - for stdin")
     parser.add_argument("--json", action="store_true",
@@ -29,7 +32,8 @@ def register(subparsers) -> None:
 def run(args) -> int:
     text = sys.stdin.read() if args.results == "-" else args.results
     try:
-        results = roads.parse_results(text)
+        results = (_results_of_events(text) if text.lstrip().startswith("{")
+                   else roads.parse_results(text))
     except ValueError as error:
         print(f"sabot roads: {error}", file=sys.stderr)
         return 2
@@ -39,6 +43,34 @@ def run(args) -> int:
         return 0
     print("\n".join(draw(results)))
     return 0
+
+
+def _results_of_events(text: str) -> list[str]:
+    """The results of the last shoe's rounds in JSON event lines (`sabot deal --json`), void
+    hands left out as on the table's scoreboard; ValueError names a line that is not one."""
+    results: list[str] = []
+    shoes = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            raise ValueError(f"line {number} is not a JSON event ({line.strip()[:40]!r}): "
+                             "give letters (BPT) or the lines of `sabot deal --json`") from None
+        if not isinstance(event, dict):
+            raise ValueError(f"line {number} is not a JSON event object")
+        if event.get("event") == "new_shoe":
+            results, shoes = [], shoes + 1
+        elif event.get("event") == "round" and not event.get("void"):
+            if event.get("result") not in roads.LETTER:
+                raise ValueError(f"line {number}: a round whose result is "
+                                 f"{event.get('result')!r}, not banker, player or tie")
+            results.append(event["result"])
+    if shoes > 1:
+        print(f"note: {shoes} shoes in the input: the roads of the last (`sabot replay "
+              "--shoe N` gives one)", file=sys.stderr)
+    return results
 
 
 def draw(results: list[str]) -> list[str]:

@@ -175,3 +175,41 @@ def test_sabot_roads_draws_text():
                          capture_output=True, text=True, check=True).stdout
     assert "big road (1 tie before the first win):" in out
     assert "B1" in out
+
+
+def _roads_of(stdin: str, monkeypatch, capsys, *options: str):
+    import io  # noqa: PLC0415
+
+    from controller.cli import main  # noqa: PLC0415
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    status = main(["roads", "-", *options])
+    return status, capsys.readouterr()
+
+
+def test_sabot_roads_reads_the_event_lines_of_deal_and_replay(monkeypatch, capsys):
+    """An auditor's trial (stop 47): the roads of a journaled shoe took retyping its results;
+    `sabot replay J --shoe N --json | sabot roads -` draws them (the last shoe's rounds,
+    void hands left out as on the table's scoreboard)."""
+    lines = [{"event": "new_shoe", "shoe": 1, "decks": 8, "style": "A"},
+             {"event": "round", "round": 1, "result": "banker", "void": False},
+             {"event": "new_shoe", "shoe": 2, "decks": 8, "style": "A"},
+             {"event": "round", "round": 1, "result": "player", "void": False},
+             {"event": "round", "round": 2, "result": "banker", "void": True},
+             {"event": "card", "card": "AS", "hand": "player", "round": 3},
+             {"event": "round", "round": 3, "result": "tie", "void": False},
+             {"event": "round", "round": 4, "result": "player", "void": False}]
+    text = "\n".join(json.dumps(line) for line in lines) + "\n"
+    status, out = _roads_of(text, monkeypatch, capsys, "--json")
+    assert status == 0
+    assert json.loads(out.out)["bead_plate"] == [["P", "T", "P", None, None, None]]
+    assert "2 shoes in the input: the roads of the last" in out.err
+
+
+def test_sabot_roads_names_the_event_line_it_cannot_read(monkeypatch, capsys):
+    status, out = _roads_of('{"event": "new_shoe"}\nnot json\n', monkeypatch, capsys)
+    assert status == 2
+    assert "line 2 is not a JSON event ('not json')" in out.err
+    status, out = _roads_of('{"event": "round", "result": "dragon"}\n', monkeypatch, capsys)
+    assert status == 2
+    assert "line 1: a round whose result is 'dragon', not banker, player or tie" in out.err
