@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from controller.errors import SabotError
@@ -40,6 +41,16 @@ def _is_private(path: str) -> bool:
             return handle.read(len(PRIVATE_PEM)) == PRIVATE_PEM.encode()
     except OSError:
         return False
+
+
+def labelled(anchor: Anchor, path: str) -> Anchor:
+    """`anchor` of the journal at `path` with the journal's name and its table's id, so an
+    auditor filing anchors of many tables can tell them apart (an id not in a config's
+    shape is left out: the journal's own word, read before it is proven)."""
+    with Journal(path, create=False) as journal:
+        table, name = table_id(journal), journal.identity()
+    table = table if isinstance(table, str) and TABLE_ID.match(table) else ""
+    return replace(anchor, journal=name or "", table=table)
 
 
 def whose(path: str) -> str:

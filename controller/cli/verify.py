@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import sys
 
-from controller.cli._evidence import add_evidence_options, evidence_of, printable, whose
+from controller.cli._evidence import (
+    add_evidence_options,
+    evidence_of,
+    labelled,
+    printable,
+    whose,
+)
 from controller.journal.verify import latest_anchor, verify
 
 
@@ -36,7 +42,7 @@ def run(args) -> int:
             print(f"sabot verify: {args.journal}: not signed, so there is no anchor to print "
                   f"(the journal itself: OK: {verdict.message})", file=sys.stderr)
             return 2
-        print(head.to_json())
+        print(labelled(head, args.journal).to_json())
         return 0
     print(printable(f"{args.journal}{whose(args.journal)}: "
                     f"{'OK' if verdict.ok else 'FAILED'}: {verdict.message}"))

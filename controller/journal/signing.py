@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -28,6 +29,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from controller.errors import JournalKeyError
 
 PUBLIC_PREFIX = "ed25519 "
+SIGNED_FIELDS = ("seq", "hash", "key", "signature")
+# The labels an anchor may carry, and their shapes: they are printed in verdicts, so they
+# may hold nothing a terminal would act on.
+LABELS = {"journal": re.compile(r"[0-9a-f]{16}"),
+          "table": re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")}
+LABEL_SHAPES = {"journal": "16 hex digits (the journal's name)",
+                "table": "a table id (letters, digits, _ . -)"}
 
 
 def head_message(seq: int, digest: str) -> bytes:
@@ -37,24 +45,35 @@ def head_message(seq: int, digest: str) -> bytes:
 
 @dataclass(frozen=True)
 class Anchor:
-    """A signed chain head: record `seq` has hash `hash`, signed by the key `key`."""
+    """A signed chain head: record `seq` has hash `hash`, signed by the key `key`. `journal`
+    and `table` (optional, not signed) say whose it is, so an auditor filing many anchors can
+    tell them apart: `verify --print-anchor` and the monitor write them; an anchor naming
+    another journal than the one it is checked against fails, naming both."""
 
     seq: int
     hash: str
     key: str  # the public key, 64 hex digits
     signature: str  # 128 hex digits
+    journal: str = ""  # the journal's name (`Journal.identity`), 16 hex digits
+    table: str = ""  # the table's id, as its config names it
+
+    def head(self) -> dict:
+        """The signed part alone, as the surveillance messages carry it (a monitor of an
+        earlier version takes an anchor with exactly these keys)."""
+        return {name: getattr(self, name) for name in SIGNED_FIELDS}
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+        labels = {name: getattr(self, name) for name in LABELS if getattr(self, name)}
+        return json.dumps({**self.head(), **labels}, sort_keys=True, separators=(",", ":"))
 
     @classmethod
     def from_dict(cls, data: object, where: str) -> Anchor:
-        fields = {"seq": int, "hash": str, "key": str, "signature": str}
-        shape = (f"an anchor is a JSON object with exactly {', '.join(fields)} (as `sabot "
-                 "verify --print-anchor` prints it)")
+        fields = {"seq": int, "hash": str, "key": str, "signature": str}  # SIGNED_FIELDS
+        shape = (f"an anchor is a JSON object with exactly {', '.join(fields)}, and maybe "
+                 f"{' and '.join(LABELS)} (as `sabot verify --print-anchor` prints it)")
         if not isinstance(data, dict):
             raise JournalKeyError(f"{where}: {shape}")
-        missing, extra = set(fields) - set(data), set(data) - set(fields)
+        missing, extra = set(fields) - set(data), set(data) - set(fields) - set(LABELS)
         if missing or extra:
             said = "; ".join(part for part in (
                 f"no {', '.join(sorted(missing))}" if missing else "",
@@ -65,6 +84,11 @@ class Anchor:
                 noun = "a whole number" if kind is int else "a string"
                 raise JournalKeyError(f"{where}: its {name} is {str(data[name])[:40]!r}, "
                                       f"not {noun}: {shape}")
+        for name, pattern in LABELS.items():
+            if name in data and not (isinstance(data[name], str) and (
+                    data[name] == "" or pattern.fullmatch(data[name]))):  # "": none
+                raise JournalKeyError(f"{where}: its {name} is {str(data[name])[:40]!r}, "
+                                      f"not {LABEL_SHAPES[name]}: {shape}")
         return cls(**data)
 
     @classmethod

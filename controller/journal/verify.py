@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from controller.errors import SabotError
 from controller.journal.replay import replay
 from controller.journal.signing import Anchor, public_hex, public_key_from_hex
-from controller.journal.store import GENESIS, Journal, record_hash
+from controller.journal.store import GENESIS, IDENTITY_CHARS, Journal, record_hash
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,12 @@ def _signature_problem(rows: list[tuple], signed: list[Anchor], key, anchor) -> 
     hashes = {row[0]: row[6] for row in rows}
     trusted = public_hex(key) if key is not None else None
     if anchor is not None:
+        named = rows[0][6][:IDENTITY_CHARS] if rows else None
+        if anchor.journal and anchor.journal != named:
+            whose = f" (table {anchor.table})" if anchor.table else ""
+            return (f"the anchor is of journal {anchor.journal}{whose}, not of this one "
+                    f"({named}): another journal's, or this one rewritten from its first "
+                    "record")
         anchor_key = public_key_from_hex(anchor.key, "the anchor")
         if not anchor.signed_by(anchor_key):
             return "the anchor's signature is not valid: it was not made by its key"

@@ -360,4 +360,8 @@ class TableView:
         """The newest signed head that passed, of the journal followed or of `journal` (for
         `sabot verify --anchor` of a journal the table left)."""
         track = self.followed if journal is None else self.tracks.get(journal)
-        return None if track is None else track.evidence.anchor
+        if track is None or track.evidence.anchor is None:
+            return None
+        # Labelled with whose it is (`signing.Anchor`): an auditor files many.
+        labels = {"table": self.table, **({"journal": track.name} if track.name else {})}
+        return {**track.evidence.anchor, **labels}

@@ -24,7 +24,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 
 from controller.errors import JournalError
@@ -247,7 +246,7 @@ class Publisher:
         table = self._replica
         snapshot = table.state.snapshot() if table is not None else {}
         lamps = sorted(table.lamps()) if table is not None else []
-        anchor = asdict(self._anchor) if self._anchor is not None else None
+        anchor = self._anchor.head() if self._anchor is not None else None
         return {"table": self.table, "journal": self._journal_id,
                 "seq": self._replica_seq, "hash": self._replica_hash,
                 "ts": self._clock(), "decks": self._settings.get("decks"),

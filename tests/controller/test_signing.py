@@ -134,7 +134,11 @@ def test_verify_prints_an_anchor_and_checks_a_journal_against_it(tmp_path, capsy
     path, _ = signed_deal(tmp_path)
     assert main(["verify", str(path), "--print-anchor"]) == 0
     line = capsys.readouterr().out.strip()
-    assert json.loads(line) == json.loads(latest_anchor(str(path)).to_json())
+    printed = json.loads(line)
+    # The signed head, labelled with the journal's name (an auditor files many anchors).
+    with Journal(str(path), create=False) as journal:
+        name = journal.identity()
+    assert printed == {**json.loads(latest_anchor(str(path)).to_json()), "journal": name}
     anchor_file = tmp_path / "anchor.json"
     anchor_file.write_text(line + "\n")
     pub = str(tmp_path / "table.key.pub")
@@ -191,10 +195,18 @@ def test_an_anchor_of_another_journal_is_said_to_be_possibly_that(tmp_path, caps
     path, _ = signed_deal(tmp_path)
     anchor_file = tmp_path / "anchor.json"
     assert main(["verify", str(path), "--print-anchor"]) == 0
-    anchor_file.write_text(capsys.readouterr().out)
+    printed = json.loads(capsys.readouterr().out)
     other = tmp_path / "other.db"
     with Journal(str(other)) as journal:
         TableService(journal, SETTINGS).recover()
+        other_name = journal.identity()
+    anchor_file.write_text(json.dumps(printed))
+    assert main(["verify", str(other), "--anchor", str(anchor_file)]) == 1
+    assert (f"the anchor is of journal {printed['journal']}, not of this one ({other_name})"
+            in capsys.readouterr().out)
+    # Unlabelled (an anchor of before stop 48), it is told by its key and record.
+    del printed["journal"]
+    anchor_file.write_text(json.dumps(printed))
     assert main(["verify", str(other), "--anchor", str(anchor_file)]) == 1
     out = capsys.readouterr().out
     assert "the anchor is of another journal, or this one was cut short" in out
@@ -225,7 +237,7 @@ def test_a_report_checked_against_the_tables_key_is_green_and_a_private_key_is_n
 @pytest.mark.parametrize("anchor, words", [
     ({"seq": "x", "hash": "ab", "key": "cd", "signature": "ef"}, "its seq is 'x', not a whole"),
     ({"seq": 1, "hash": "ab", "key": "cd"}, "no signature"),
-    ({"seq": 1, "hash": "ab", "key": "cd", "signature": "ef", "table": "t"}, "table too"),
+    ({"seq": 1, "hash": "ab", "key": "cd", "signature": "ef", "tables": "t"}, "tables too"),
 ])
 def test_an_anchor_names_the_field_that_is_wrong(tmp_path, capsys, anchor, words):
     path = tmp_path / "plain.db"
@@ -235,3 +247,26 @@ def test_an_anchor_names_the_field_that_is_wrong(tmp_path, capsys, anchor, words
     file.write_text(json.dumps(anchor))
     assert main(["verify", str(path), "--anchor", str(file)]) == 2
     assert words in capsys.readouterr().err
+
+
+def test_an_anchor_labelled_with_another_journal_fails_naming_both(tmp_path, capsys):
+    """The label is not signed, but a journal's name is the start of its first record's
+    hash: an anchor of another journal (or of this one before it was rewritten whole) can
+    only fail, and now says which."""
+    path, _ = signed_deal(tmp_path)
+    assert main(["verify", str(path), "--print-anchor"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    anchor_file = tmp_path / "anchor.json"
+    anchor_file.write_text(json.dumps({**printed, "journal": "0123456789abcdef",
+                                       "table": "t7"}))
+    assert main(["verify", str(path), "--anchor", str(anchor_file)]) == 1
+    assert (f"the anchor is of journal 0123456789abcdef (table t7), not of this one "
+            f"({printed['journal']})") in capsys.readouterr().out
+    # An anchor without labels (as before stop 48) is checked as it was.
+    anchor_file.write_text(json.dumps({k: printed[k] for k in ("seq", "hash", "key",
+                                                               "signature")}))
+    assert main(["verify", str(path), "--anchor", str(anchor_file)]) == 0
+    # A label that is not one is named.
+    anchor_file.write_text(json.dumps({**printed, "table": "t1\x1b[2J"}))
+    assert main(["verify", str(path), "--anchor", str(anchor_file)]) == 2
+    assert "its table is 't1\\x1b[2J', not a table id" in capsys.readouterr().err

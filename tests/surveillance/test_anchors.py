@@ -41,6 +41,7 @@ def test_the_monitor_keeps_the_tables_signed_head_and_it_pins_the_journal(signed
     anchor_file = tmp_path / "t1.anchor"
     anchor_file.write_text(messages.encode(monitor.get("/api/tables/t1/anchor")).decode())
     anchor = Anchor.load(anchor_file)
+    assert (anchor.table, anchor.journal) == ("t1", table.service.journal.identity())
     public = load_public_key(tmp_path / "t1.key.pub")
     assert anchor.seq == last and verify(str(table.path), key=public, anchor=anchor).ok
     table.close()
