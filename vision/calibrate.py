@@ -60,6 +60,28 @@ def _card_outline(gray: np.ndarray) -> np.ndarray:
     return outline
 
 
+# A card wholly in view, upright: its height over its width (poker cards 1.40, bridge 1.56,
+# with room for the camera's perspective), and the share of its outline's rectangle it fills
+# (rounded corners take little). A glare spot or a lit strip of the shoe, the brightest
+# thing in a frame with no card, gave a window and no word of doubt (an engineer's trial).
+CARD_SHAPE = (1.2, 1.85)
+CARD_FILL = 0.9
+
+
+def _check_card_shape(outline: np.ndarray, width: float, height: float) -> None:
+    """Refuse a bright region wholly in view that is not shaped like an upright card."""
+    ratio = height / max(width, 1.0)
+    fill = cv2.contourArea(outline) / max(width * height, 1.0)
+    if not CARD_SHAPE[0] <= ratio <= CARD_SHAPE[1] or fill < CARD_FILL:
+        shape = ("turned on its side" if 1 / CARD_SHAPE[1] <= ratio <= 1 / CARD_SHAPE[0]
+                 and fill >= CARD_FILL else "not a card's shape")
+        raise CalibrationError(
+            f"the brightest region is {width:.0f} x {height:.0f} pixels, {ratio:.2f} times as "
+            f"tall as wide and filling {fill:.0%} of its outline: {shape} (an upright card "
+            f"is {CARD_SHAPE[0]}-{CARD_SHAPE[1]} times as tall as wide); is a card face at "
+            "its reading position, upright, or is this a glare or the shoe's lit edge?")
+
+
 def find_window(frame: np.ndarray, card_width: float | None = None) -> Calibration:
     """The reading window for the card shown in `frame` (BGR or grey)."""
     gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
@@ -79,6 +101,7 @@ def find_window(frame: np.ndarray, card_width: float | None = None) -> Calibrati
                                    "measured: show a whole card, or give --card-width")
         card_width = float(np.linalg.norm(top - corner))
         card_height = float(np.linalg.norm(side - corner))
+        _check_card_shape(outline, card_width, card_height)
     else:
         card_height = card_width * CARD_ASPECT
     x0 = corner[0] + CARD_X0 * card_width

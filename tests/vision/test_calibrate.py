@@ -89,6 +89,32 @@ def test_a_frame_with_no_card_against_the_interior_says_so(frame, message):
         find_window(frame)
 
 
+def _interior_with(draw) -> np.ndarray:
+    frame = np.clip(np.random.default_rng(1).normal(35, 4, (480, 640, 3)), 0, 255)
+    frame = frame.astype(np.uint8)
+    draw(frame)
+    return frame
+
+
+@pytest.mark.parametrize("frame, words", [
+    (_interior_with(lambda f: cv2.circle(f, (300, 200), 60, (250, 250, 250), -1)),
+     "118 x 118 pixels, 1.00 times as tall as wide and filling 80% of its outline: not a "
+     "card's shape"),
+    (_interior_with(lambda f: cv2.rectangle(f, (100, 100), (400, 140), (180, 180, 180), -1)),
+     "not a card's shape"),
+    (_interior_with(lambda f: cv2.rectangle(f, (100, 100), (360, 280), (230, 230, 230), -1)),
+     "turned on its side"),
+])
+def test_a_bright_region_not_shaped_like_an_upright_card_is_no_card(frame, words):
+    """An engineer's trial (stop 47): a frame of the empty shoe with a glare in it gave a
+    window, and no word of doubt."""
+    with pytest.raises(CalibrationError, match=words):
+        find_window(frame)
+    upright = _interior_with(lambda f: cv2.rectangle(f, (200, 100), (380, 360),
+                                                     (230, 230, 230), -1))
+    assert find_window(upright).window[2:] == (72, 112)
+
+
 def test_a_card_width_that_makes_the_window_larger_than_the_frame_is_refused(vector_deck):
     frame = camera_frame(vector_deck, "AS", corner=(300, 40), card_width=400)
     with pytest.raises(CalibrationError, match="larger than the 640 x 480 frame: is "
