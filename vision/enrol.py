@@ -570,13 +570,13 @@ def _surface_read(h: HeldOut, accept: dict) -> str:
         return "other"
     if h.counterpart is not None and h.counterpart < 0.0:  # on the other's side of the two
         return "other"
-    model, surface = accept[f"model:{h.card}"], accept[f"surface:{h.card}"]
-    # The glance and the model disagree on the cut card and the empty window: read only
-    # along the glance's directions (the reader trusts a glance of the empty window only
-    # near the empty shoe's colour and light, which the gate learned after this: here
-    # every such glance counts, so what is reported read is if anything too few).
+    # The glance and the model disagree on the cut card and the empty window: neither is
+    # read (the reader trusts a glance of the empty window only near the empty shoe's
+    # colour and light, which the gate learned after this: here every such glance counts,
+    # so what is reported read is if anything too few).
     if h.kind == COUNTERPART.get(h.card):
-        model = replace(model, score=np.inf)
+        return "other"
+    model, surface = accept[f"model:{h.card}"], accept[f"surface:{h.card}"]
     return h.card if _surface_accepted(h, model, surface) else "other"
 
 
@@ -1129,7 +1129,8 @@ def _check_complete(samples: Samples) -> None:
                                             if len(missing) > 12 else "")
         # The files skipped for their names are the likeliest missing cards (ASpades.png):
         # their notes are not printed when enrolment stops here.
-        skipped = (f"; skipped, their names no card code: {', '.join(samples.skipped[:6])}"
+        skipped = (f"; skipped, a name that is no card code or a picture in a format not "
+                   f"read: {', '.join(samples.skipped[:6])}"
                    + (f" and {len(samples.skipped) - 6} more" if len(samples.skipped) > 6
                       else "") if samples.skipped else "")
         raise EnrolmentError(f"{samples.directory}: no sample of {listed} (every one of the "

@@ -223,18 +223,21 @@ class Reader:
                       f"{_against(lead, floor, f', with a score of {least:.2f}')}")
         # The cut card and the empty shoe are the one pair of surfaces a shoe without a card
         # sensor confuses silently (the last coup called with no cut card, or missed). Where
-        # the whole window's glance and the one model each name one of the two, the model's
-        # is read only along the directions: a cut card about the interior's colour of an
-        # invented design was read as the empty window with the glance saying cut, and an
-        # empty window as that cut card with the glance saying empty (`bench.vision
-        # --invent`, seeds 20261201 and 77). A glance of the empty window far from the empty
-        # shoe's colour and light is not trusted for it (gnome-ancient_french's bright red
-        # cut card, washed out, at 0.79).
-        if not along and kind == COUNTERPART.get(name) and (
+        # the whole window's glance and the one model each name one of the two, neither is
+        # read: a cut card about the interior's colour of an invented design was read as the
+        # empty window with the glance saying cut, and an empty window as that cut card with
+        # the glance saying empty (`bench.vision --invent`, seeds 20261201 and 77). Until
+        # stop 48 the model's was read where the glance's directions put it past its floor:
+        # a dark teal cut card filling the window, washed out and glared, the glance saying
+        # cut, lay 0.23 along them toward the empty window (its floor 0.12) and was read as
+        # the empty shoe (`--invent-seed 1001`, its second design). A glance of the empty
+        # window far from the empty shoe's colour and light is not trusted for it
+        # (gnome-ancient_french's bright red cut card, washed out, at 0.79).
+        if kind == COUNTERPART.get(name) and (
                 name == "empty" or self._gate.resembles_empty(numbers)):
             return Reading("unknown", score=score, reason=f"not sure: nearest the "
                            f"{SURFACE_NAMES[name]}'s views, but the {SURFACE_NAMES[kind]} "
-                           f"at a glance, and {directions}")
+                           "at a glance")
         # Nor is either of the two read where their own direction at a glance puts it on
         # the other's side, however the model and the glance agree, in a window of about
         # the empty shoe's colour and light: with the index search on ink doubled

@@ -58,32 +58,28 @@ def test_backs_cut_cards_and_the_empty_window_are_recognised(design, code, kind)
 
 
 @pytest.mark.parametrize("code, kind, glance", [("CUT", "cut", "empty"), ("EMPTY", "empty", "cut")])
-def test_the_cut_card_and_the_empty_shoe_the_glance_disputes_are_read_only_along_its_directions(
+def test_the_cut_card_and_the_empty_shoe_the_glance_disputes_are_not_read(
         vector_deck, vector_reader, mocker, code, kind, glance):
-    """The one model names the cut card or the empty window; the whole window's glance names
-    the other: it is read only where its lead over every other kind along the glance's
-    directions reaches its floor (`surface:<kind>`), else unknown (a shoe without a card
-    sensor would call the last coup with no cut card, or miss it). Invented designs with a
-    cut card about the interior's colour were read wrong that way, once each way, when the
-    model's margin alone decided."""
+    """Rules 9.7 and 9.8 (a shoe without a card sensor would call the last coup with no cut
+    card, or miss it): the one model names the cut card or the empty window, the whole
+    window's glance names the other, and it is unknown, however far along the glance's
+    directions it lies. Until stop 48 it was read past its floor there: an invented design's
+    dark teal cut card filling the window, washed out and glared, the glance saying cut, was
+    read as the empty shoe (`bench.vision --invent 12 --invent-seed 1001`)."""
     window = render_window(vector_deck, code, NOMINAL)
     assert vector_reader.read(window).kind == kind
     mocker.patch("vision.gate.EmptyGate.passes", return_value=False)  # the model reads it
     assert vector_reader.read(window).kind == kind
     mocker.patch("vision.gate.EmptyGate.resembles_empty", return_value=True)
-    mocker.patch("vision.reader.glance_of", return_value=(glance, 0.9, 0.2, -1.0))
     mocker.patch("vision.reader.blank_of_ink", return_value=False)  # no empty at a glance
-    floor = vector_reader.profile.thresholds[f"surface:{kind}"][0]
-    mocker.patch("vision.model.Pairs.least_lead", return_value=floor)
-    assert vector_reader.read(window).kind == kind
-    mocker.patch("vision.model.Pairs.least_lead", return_value=floor - 0.01)
+    mocker.patch("vision.model.Pairs.least_lead", return_value=5.0)  # far along
+    assert vector_reader.read(window).kind == kind  # the glance agreeing
+    mocker.patch("vision.reader.glance_of", return_value=(glance, 0.9, 0.2, -1.0))
     reading = vector_reader.read(window)
     names = {"cut": "cut card", "empty": "empty window"}
-    assert reading.kind == "unknown"
+    assert (reading.kind, reading.card) == ("unknown", None)
     assert reading.reason == (f"not sure: nearest the {names[kind]}'s views, but the "
-                              f"{names[glance]} at a glance, and a lead over every other "
-                              f"kind at a glance of {floor - 0.01:.2f} (needs {floor:.2f}, "
-                              "with a score of 0.75)")
+                              f"{names[glance]} at a glance")
 
 
 @pytest.mark.parametrize("code, kind, other", [("CUT", "cut", "empty window"),
