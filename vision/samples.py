@@ -10,6 +10,7 @@ Anything else is skipped with a note, never a failure.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from vision.imageio import IMAGE_SUFFIXES, read_image
 from vision.synth import Source, card_source, render, window_source
 
 NOT_A_CARD = JOKER
+# Pictures an operator may save that OpenCV does not read here: named, not passed over.
+UNREAD_IMAGES = frozenset({".gif", ".heic", ".heif", ".avif", ".svg", ".pdf"})
 
 
 def kind_of(file: Path) -> str:
@@ -106,6 +109,14 @@ def read_samples(samples_dir: str | Path) -> Samples:
     if not files:
         raise EnrolmentError(f"{directory}: no sample images (.png, .jpg) in it")
     samples = Samples(directory)
+    # A picture in a format not read (an operator's AS.gif) is named, or its card would be
+    # said to have no sample with nothing to say why.
+    for file in sorted(directory.iterdir()):
+        if file.suffix.lower() in UNREAD_IMAGES and kind_of(file.with_suffix(".png")):
+            samples.notes.append(f"{file.name}: {file.suffix} is not read ("
+                                 f"{', '.join(sorted(IMAGE_SUFFIXES))}): skipped; save it "
+                                 "as PNG")
+            samples.skipped.append(file.name)
     taken = []
     for file in files:
         kind = kind_of(file)
@@ -126,6 +137,7 @@ def read_samples(samples_dir: str | Path) -> Samples:
     def card(kind: str) -> bool:
         return kind not in (*SURFACE_KINDS, NOT_A_CARD)
 
+    _check_each_its_own(taken, card)
     cards = [whole for _, kind, _, whole in taken if card(kind)]
     windows = sum(not whole for whole in cards) > len(cards) / 2
     for file, kind, image, whole in taken:
@@ -153,3 +165,18 @@ def read_samples(samples_dir: str | Path) -> Samples:
             samples.notes.append(f"{kind}: {len(files)} samples ({', '.join(files)}), all "
                                  "learned: remove any not meant to be one")
     return samples
+
+
+def _check_each_its_own(taken: list, card) -> None:
+    """Refuse two files of different things holding the same picture: a card's sample copied
+    from another card, the back or a joker (an operator's trial: 6D.png a copy of 9D.png,
+    5H.png the back, enrolled with no word, and a 6D then read as 8D with confidence). A
+    card is learned as what its file is named: one of the two names is wrong."""
+    seen: dict[bytes, tuple[str, str]] = {}
+    for file, kind, image, _ in taken:
+        key = hashlib.sha256(repr(image.shape).encode() + image.tobytes()).digest()
+        if key in seen and seen[key][1] != kind and (card(kind) or card(seen[key][1])):
+            raise EnrolmentError(f"{seen[key][0]} and {file.name} hold the same picture, but "
+                                 "name different things: each card needs a picture of its "
+                                 "own (one of the two is named wrong)")
+        seen.setdefault(key, (file.name, kind))
