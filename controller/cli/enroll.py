@@ -6,11 +6,19 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
+import tomllib
+import zipfile
 from contextlib import ExitStack
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
 from controller.cli._numbers import window
 from controller.cli._paths import check_file_path
@@ -41,12 +49,13 @@ def register(subparsers) -> None:
                         help="directory of sample images")
     parser.add_argument("--recording", metavar="REC", help="a recording of `sabot record` "
                         "(camera, and the shoe's link if it has a card sensor) of one deck")
-    parser.add_argument("--order", default="new-deck", metavar="ORDER",
+    parser.add_argument("--order", metavar="ORDER",
                         help="the order the recorded cards came out: "
                         f"{', '.join(ORDERS)} (default new-deck: spades A-K, diamonds A-K, "
                         "clubs K-A, hearts K-A), a file, or the tokens in the `sabot deal` "
                         "language (^ before a card dealt face up: its back is seen; CUT; "
-                        "JOKER)")
+                        "JOKER), where a named order stands for its cards: \"new-deck ^KD "
+                        "CUT\"")
     parser.add_argument("--window", type=window, metavar="X,Y,W,H", help="the reading window "
                         "in the recorded frames (default: [camera] window of --config, or "
                         "the whole frame)")
@@ -85,8 +94,19 @@ def run(args) -> int:
     if args.samples_dir is not None and args.recording is not None:
         raise InputError(f"give either SAMPLES_DIR ({args.samples_dir}) or --recording "
                          f"({args.recording}), not both")
+    if args.samples_dir is not None:
+        # Said, not ignored: an operator who gave them expected them to count.
+        given = [option for option, value in (("--order", args.order),
+                                              ("--window", args.window),
+                                              ("--config", args.config),
+                                              ("--keep-samples", args.keep_samples))
+                 if value is not None]
+        if given:
+            raise InputError(f"{', '.join(given)}: for --recording only; SAMPLES_DIR "
+                             f"({args.samples_dir}) holds the samples already")
     # Before the enrolment's minute, not after it.
     check_file_path("--out", args.out)
+    _check_not_overwriting(args.out)
     if args.sheet:
         check_file_path("--sheet", args.sheet)
         if Path(args.sheet).suffix.lower() != ".png":
@@ -101,19 +121,47 @@ def run(args) -> int:
 
 def _bar(console: Console, what: str, unit: str) -> Progress:
     """A progress bar on stderr (none where stderr is no terminal: a log stays clean)."""
-    columns = (TextColumn(what), BarColumn(), TextColumn(f"{{task.completed}}/{{task.total}} "
-                                                         f"{unit}"), TimeRemainingColumn())
+    # M/N shows "0/?" until the total is known (a text column printed "0/None").
+    columns = (TextColumn(what), BarColumn(), MofNCompleteColumn(), TextColumn(unit),
+               TimeRemainingColumn())
     return Progress(*columns, console=console, transient=True,
                     disable=not console.is_terminal)
 
 
+def _check_not_overwriting(out: str) -> None:
+    """Refuse an --out that names a file other than a profile (an operator's trial: a
+    journal given as --out was replaced by the profile). A profile is written over."""
+    path = Path(out)
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if "version.npy" in archive.namelist():
+                return
+    except (zipfile.BadZipFile, OSError):
+        pass
+    raise InputError(f"--out {out}: exists and is not a profile of `sabot enroll`; it would "
+                     "be written over: give another name (or remove it first)")
+
+
 def _samples_of_recording(args, stack: ExitStack) -> str:
-    items = parse_order(args.order)
+    items = parse_order(args.order or "new-deck")
     window = args.window
     if window is None and args.config:
         from controller.service.config import load_config  # noqa: PLC0415 - only when asked for
 
-        window = tuple(load_config(args.config)["camera"]["window"])
+        config = load_config(args.config)  # its errors first: the file, a key, a line
+        if "window" not in _raw_camera(args.config):
+            # The config's default window is no calibration: samples cut there teach the
+            # reader nothing (an operator's trial: 13.6% read, exit 0).
+            raise InputError(f"--config {args.config}: sets no [camera] window: run `sabot "
+                             f"calibrate FRAME --config {args.config}` first, or give "
+                             "--window X,Y,W,H")
+        window = tuple(config["camera"]["window"])
+    print("reading window: " + (f"{','.join(map(str, window))} (x, y, width, height"
+                                + (f", from {args.config})" if args.window is None else ")")
+                                if window is not None else "the whole frame (no --window or "
+                                "--config given)"), file=sys.stderr)
     recording = open_recording(args.recording)
     for note in recording.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -183,4 +231,18 @@ def _enrol(args, samples_dir: str, start: float) -> int:
         from vision.sheet import write_sheet  # noqa: PLC0415 - only when asked for
 
         print(f"sheet -> {write_sheet(result, args.sheet)}", file=sys.stderr)
+    # Enrolment learns each sample as the card its name (or the order) says: it cannot tell
+    # a name that is wrong, and the reader then reads that card so, with confidence (an
+    # operator's trial: hearts and diamonds swapped in the order, exit 0).
+    where = f"on the sheet ({args.sheet})" if args.sheet else "with --sheet PNG"
+    source = "the order names" if args.recording else "its file is named"
+    print(f"check {where} that each sample shows the card {source}: one named wrong is "
+          "learned as that card, and read as it", file=sys.stderr)
     return 0
+
+
+def _raw_camera(config: str) -> dict:
+    """The [camera] table as the config file writes it (no defaults filled in)."""
+    with open(config, "rb") as file:
+        camera = tomllib.load(file).get("camera", {})
+    return camera if isinstance(camera, dict) else {}

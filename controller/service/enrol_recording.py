@@ -14,6 +14,7 @@ common US order, spread face up (spades A-K, diamonds A-K, clubs K-A, hearts K-A
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,8 @@ ORDERS = {
     "by-suit": " ".join(rank + suit for suit in "SHDC" for rank in RANKS),
 }
 EMPTY_SAMPLES = 4
+_NAMED = re.compile(r"(?<!\S)(?:" + "|".join(sorted(map(re.escape, ORDERS), key=len,
+                                                      reverse=True)) + r")(?!\S)")
 
 
 @dataclass(frozen=True)
@@ -56,11 +59,15 @@ def parse_order(text_or_name: str) -> list[Item]:
     elif Path(text_or_name).is_file():
         source = text_or_name
         text = Path(text_or_name).read_text(encoding="utf-8", errors="replace")
-    elif " " in text_or_name.strip():
+    elif any(c.isspace() for c in text_or_name.strip()):
         text, source = text_or_name, "--order"
     else:
         raise InputError(f"--order {text_or_name!r}: not a file nor one of "
                          f"{', '.join(ORDERS)} (or give the tokens themselves)")
+    # A named order among tokens stands for its cards: "new-deck ^KD CUT" is a fresh deck,
+    # then a card dealt face up and the cutting card (an operator's trial: the procedure's
+    # face-up card and cut card could only be enrolled by typing the 52 cards).
+    text = _NAMED.sub(lambda named: ORDERS[named.group(0)], text)
     items, counts, seen = [], {"back": 0, "cut": 0, JOKER: 0}, {}
     for step in parse_script(text, source):
         o = step.observation

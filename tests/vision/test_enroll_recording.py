@@ -256,3 +256,47 @@ def test_reading_a_recordings_frames_reports_its_progress_frame_by_frame(recordi
                                (done, total)))
     assert told == [(done, frames) for done in range(1, frames + 1)]
     assert (tmp_path / "s" / "AS.png").exists()
+
+
+def test_a_named_order_among_tokens_stands_for_its_cards():
+    """docs/vision.md's procedure (one card dealt face up, the cutting card at the end)
+    could only be enrolled by typing the 52 cards (an operator's trial, stop 48)."""
+    items = parse_order("new-deck ^KD CUT")
+    assert [i.name for i in items] == [*NEW_DECK.split(), "back-1", "cut-1"]
+    assert [i.name for i in parse_order("by-suit\nJOKER")][-2:] == ["KC", "joker-1"]
+
+
+def test_a_config_with_no_camera_window_is_refused_before_enrolling(recording, tmp_path,
+                                                                    capsys):
+    """Its default window is no calibration: an operator's trial enrolled there for a
+    minute, read 13.6% of the held-back views and exited 0."""
+    config = tmp_path / "run.toml"
+    config.write_text('[journal]\npath = "j.sqlite"\n')
+    out = tmp_path / "p.npz"
+    assert main(["enroll", "--recording", str(recording), "--config", str(config),
+                 "--out", str(out)]) == 2
+    assert (f"--config {config}: sets no [camera] window: run `sabot calibrate FRAME "
+            f"--config {config}` first, or give --window X,Y,W,H") in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_options_of_a_recording_are_refused_with_a_samples_folder(tmp_path, capsys):
+    assert main(["enroll", str(tmp_path), "--order", "by-suit", "--keep-samples",
+                 str(tmp_path / "k"), "--out", str(tmp_path / "p.npz")]) == 2
+    assert (f"--order, --keep-samples: for --recording only; SAMPLES_DIR ({tmp_path}) "
+            "holds the samples already") in capsys.readouterr().err
+
+
+def test_out_never_writes_over_a_file_that_is_not_a_profile(tmp_path, capsys):
+    """An operator's trial: a table's journal given as --out was replaced by the profile."""
+    journal = tmp_path / "table.sqlite"
+    journal.write_bytes(b"SQLite format 3\x00" + bytes(100))
+    assert main(["enroll", str(tmp_path), "--out", str(journal)]) == 2
+    assert (f"--out {journal}: exists and is not a profile of `sabot enroll`; it would be "
+            "written over") in capsys.readouterr().err
+    assert journal.read_bytes().startswith(b"SQLite format 3")
+    # A profile is written over (enrolling a design again): refused only for another cause.
+    profile = tmp_path / "old.npz"
+    np.savez(profile, version=np.int32(1))
+    assert main(["enroll", str(tmp_path), "--out", str(profile)]) == 2
+    assert "no sample images" in capsys.readouterr().err
