@@ -58,6 +58,7 @@ def test_a_recorded_shoe_played_back_journals_what_deal_gives_for_its_order(rig,
     err = capsys.readouterr().err
     assert f"the same {len(expected_events(rig['deal']))} events as" in err
     assert "14 cards and the cut card, 2 rounds, 0 faults" in err
+    assert "reading window: 40,30,128,200 (--window)" in err  # said, as a lab needs it
     with Journal(str(journal), create=False) as opened:
         kinds = [r.body["kind"] for r in opened.records() if r.kind == "observation"]
         links = [r.body for r in opened.records() if r.kind == "link"]

@@ -76,3 +76,21 @@ def test_replay_without_follow_ends_at_the_last_record(tmp_path):
     assert done.returncode == 0
     events = [json.loads(line)["event"] for line in done.stdout.splitlines()]
     assert events[:2] == ["new_shoe", "burn"] and "round" in events
+
+
+def test_follow_of_one_shoe_ends_when_a_later_shoe_begins(tmp_path):
+    """A lab's trial (stop 48): `replay --follow --shoe 1` waited on after shoe 1 ended."""
+    path = tmp_path / "j.sqlite"
+    service = TableService(Journal(str(path)), SETTINGS)
+    service.recover()
+    for step in parse_script("AS 2C 9H 8D 9C 8S NEWSHOE 2C 3C 4C"):
+        service.handle(step.observation)
+    try:
+        done = subprocess.run([sys.executable, "-m", "controller.cli", "replay", str(path),
+                               "--follow", "--shoe", "1", "--json"], capture_output=True,
+                              text=True, timeout=30)
+    finally:
+        service.journal.close()
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0]["shoe"] == 1 and events[-1]["event"] == "shoe_end"
