@@ -74,8 +74,13 @@ def log_table_events(events: list[dict]) -> None:
         elif kind == "irregularity":
             log.warning("irregularity (round %s), rule %s: %s", event.get("round"),
                         event.get("rule"), event.get("message"))
-        elif kind in ("last_coup", "shoe_end", "shoe_exhausted", "new_shoe"):
+        elif kind in ("last_coup", "shoe_exhausted"):
             log.info("%s (round %s)", kind.replace("_", " "), event.get("round"))
+        elif kind == "shoe_end":  # it names no round ("shoe end (round None)")
+            log.info("shoe end: %s rounds, %s cards left", event.get("rounds"),
+                     event.get("cards_left"))
+        elif kind == "new_shoe":
+            log.info("new shoe %s", event.get("shoe"))
 
 
 class Service:

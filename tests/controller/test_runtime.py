@@ -501,13 +501,17 @@ def test_the_services_log_shows_every_fault_acknowledgement_and_irregularity(cap
             {"event": "fault", "round": 4, "reason": "unreadable card: no confident reading"},
             {"event": "ack", "faults": ["unreadable card"], "set_aside": ["??"]},
             {"event": "irregularity", "round": 5, "rule": "12.2(a)", "message": "excess card"},
-            {"event": "card", "card": "AS", "hand": "player", "round": 5}])
+            {"event": "card", "card": "AS", "hand": "player", "round": 5},
+            {"event": "shoe_end", "rounds": 61, "cards_left": 14, "reason": "cut card"},
+            {"event": "new_shoe", "shoe": 2, "decks": 8, "style": "A"}])
     lines = [(record.levelname, record.getMessage()) for record in caplog.records]
     assert lines == [
         ("WARNING", "FAULT (round 4): unreadable card: no confident reading: table halted "
                     "until a supervisor acknowledges"),
         ("WARNING", "fault(s) acknowledged; set aside: ??"),
-        ("WARNING", "irregularity (round 5), rule 12.2(a): excess card")]
+        ("WARNING", "irregularity (round 5), rule 12.2(a): excess card"),
+        ("INFO", "shoe end: 61 rounds, 14 cards left"),  # it named "round None"
+        ("INFO", "new shoe 2")]
 
 
 def test_a_shoes_link_that_never_comes_up_is_a_fault_once():
