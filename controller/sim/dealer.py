@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from contract import JOKER
 from controller.errors import SabotError
 from controller.game import observations as obs
 from controller.service.pipeline import Pipeline
@@ -166,7 +167,10 @@ def dealt_code(observation: obs.Observation) -> tuple[str, bool]:
     if isinstance(observation, obs.Cut):
         return "CUT", False
     if isinstance(observation, obs.Unreadable):
-        return "JOKER", False
+        # A joker is a joker; any other card the camera cannot read is a card all the same
+        # (counted, as `sabot deal` counts UNREADABLE): a face with nothing printed on it.
+        # Dealt as a joker, it left the simulated shoe one card fuller than deal's.
+        return ("JOKER" if observation.reason == JOKER else "BLANK"), False
     raise SimulationError(f"{observation} cannot be dealt from a simulated shoe")
 
 

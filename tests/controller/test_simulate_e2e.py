@@ -48,6 +48,36 @@ def test_simulate_prints_what_deal_prints(name, tmp_path, capsys):
     assert verify(str(journal)).ok
 
 
+def test_an_unreadable_card_is_simulated_as_a_card_the_camera_cannot_read(tmp_path, capsys):
+    """A lab's trial (stop 48): UNREADABLE was dealt as a joker, which is no card of the
+    shoe, so the simulated shoe held one card more than deal's. It is a face with nothing
+    printed: counted as deal counts it; only the fault's words are the camera's."""
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text("AS 2C 2H 4D UNREADABLE ACK 3H 5D CUT 2S 4S 3S 5S\n")
+    deal_status = main(["deal", str(shoe), "--decks", "1", "--json"])
+    dealt = lines_of(capsys)
+    assert main(["simulate", "--json", "--shoe", str(shoe), "--decks", "1",
+                 "--seed", "5"]) == deal_status
+    simulated = lines_of(capsys)[:-1]
+
+    def worded(events):
+        out = []
+        for event in events:
+            event = dict(event)
+            if event["event"] == "fault":
+                event["reason"] = event["reason"].split(":")[0]
+            if event["event"] == "ack":
+                event["faults"] = [f.split(":")[0] for f in event["faults"]]
+            out.append(event)
+        return out
+
+    assert worded(simulated) == worded(dealt)
+    assert [e["reason"] for e in simulated if e["event"] == "fault"] == [
+        "unreadable card: no confident reading of the card"]
+    assert [e["cards_left"] for e in simulated if "cards_left" in e] == [
+        e["cards_left"] for e in dealt if "cards_left" in e]
+
+
 def test_a_damaged_serial_line_changes_nothing_the_table_does(tmp_path, capsys):
     """`--damage`: a fifth of the serial frames garbled, cut, lost or doubled each way (a
     bad cable); the link's retransmission hides it all (the fault campaign's soak uses it)."""
