@@ -137,7 +137,7 @@ def read_samples(samples_dir: str | Path) -> Samples:
     def card(kind: str) -> bool:
         return kind not in (*SURFACE_KINDS, NOT_A_CARD)
 
-    _check_each_its_own(taken, card)
+    _check_each_its_own(taken)
     cards = [whole for _, kind, _, whole in taken if card(kind)]
     windows = sum(not whole for whole in cards) > len(cards) / 2
     for file, kind, image, whole in taken:
@@ -167,15 +167,16 @@ def read_samples(samples_dir: str | Path) -> Samples:
     return samples
 
 
-def _check_each_its_own(taken: list, card) -> None:
+def _check_each_its_own(taken: list) -> None:
     """Refuse two files of different things holding the same picture: a card's sample copied
     from another card, the back or a joker (an operator's trial: 6D.png a copy of 9D.png,
-    5H.png the back, enrolled with no word, and a 6D then read as 8D with confidence). A
-    card is learned as what its file is named: one of the two names is wrong."""
+    5H.png the back, enrolled with no word, and a 6D then read as 8D with confidence), or
+    the cut card's from the empty window's (the one pair a shoe confuses silently). Each is
+    learned as what its file is named: one of the two names is wrong."""
     seen: dict[bytes, tuple[str, str]] = {}
     for file, kind, image, _ in taken:
         key = hashlib.sha256(repr(image.shape).encode() + image.tobytes()).digest()
-        if key in seen and seen[key][1] != kind and (card(kind) or card(seen[key][1])):
+        if key in seen and seen[key][1] != kind:
             raise EnrolmentError(f"{seen[key][0]} and {file.name} hold the same picture, but "
                                  "name different things: each card needs a picture of its "
                                  "own (one of the two is named wrong)")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-import tomllib
 import zipfile
 from contextlib import ExitStack
 from pathlib import Path
@@ -148,10 +147,13 @@ def _samples_of_recording(args, stack: ExitStack) -> str:
     items = parse_order(args.order or "new-deck")
     window = args.window
     if window is None and args.config:
-        from controller.service.config import load_config  # noqa: PLC0415 - only when asked for
+        from controller.service.config import (  # noqa: PLC0415 - only when asked for
+            load_config,
+            sets_window,
+        )
 
         config = load_config(args.config)  # its errors first: the file, a key, a line
-        if "window" not in _raw_camera(args.config):
+        if not sets_window(args.config):
             # The config's default window is no calibration: samples cut there teach the
             # reader nothing (an operator's trial: 13.6% read, exit 0).
             raise InputError(f"--config {args.config}: sets no [camera] window: run `sabot "
@@ -240,9 +242,3 @@ def _enrol(args, samples_dir: str, start: float) -> int:
           "learned as that card, and read as it", file=sys.stderr)
     return 0
 
-
-def _raw_camera(config: str) -> dict:
-    """The [camera] table as the config file writes it (no defaults filled in)."""
-    with open(config, "rb") as file:
-        camera = tomllib.load(file).get("camera", {})
-    return camera if isinstance(camera, dict) else {}

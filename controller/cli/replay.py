@@ -9,7 +9,7 @@ import sys
 from datetime import UTC, datetime
 
 from controller.cli._numbers import number
-from controller.cli._output import EventPrinter, finish
+from controller.cli._output import EXIT_OK, EXIT_OUT_OF_CARDS, EventPrinter, finish
 from controller.journal.follow import follow
 from controller.journal.replay import DealOrder, settings_of_meta
 from controller.journal.store import being_written
@@ -50,9 +50,12 @@ def run(args) -> int:
     records = follow(args.journal, poll=0.2, forever=args.follow)
     order: DealOrder | None = None
     shoe, at = 0, None  # the shoe the records are of (the meta record starts the first)
+    ran_dry = False  # the shoe asked for ran out of cards in a round (`deal` exits 3)
 
     def show(event: dict) -> None:
+        nonlocal ran_dry
         if args.shoe is None or shoe == args.shoe:
+            ran_dry |= event.get("event") == "shoe_exhausted"
             printer(_stamped(event, at, args.json) if args.times else event)
 
     try:
@@ -76,8 +79,9 @@ def run(args) -> int:
         status, end = (finish(order.table, journal=True, writing=being_written(args.journal))
                        if order is not None else (0, None))
         if args.shoe is not None and shoe != args.shoe:
-            # The shoe asked for ended before the journal did (its own end was printed).
-            status, end = 0, None
+            # The shoe asked for ended before the journal did (its own end was printed), as
+            # `deal` of it would: 3 where it ran out of cards in a round.
+            status, end = (EXIT_OUT_OF_CARDS if ran_dry else EXIT_OK), None
         if end is not None:
             show(end)
     finally:

@@ -63,7 +63,8 @@ def _results_of_events(text: str) -> list[str]:
         if event.get("event") == "new_shoe":
             results, shoes = [], shoes + 1
         elif event.get("event") == "round" and not event.get("void"):
-            if event.get("result") not in roads.LETTER:
+            result = event.get("result")
+            if not (isinstance(result, str) and result in roads.LETTER):
                 raise ValueError(f"line {number}: a round whose result is "
                                  f"{event.get('result')!r}, not banker, player or tie")
             results.append(event["result"])

@@ -243,6 +243,15 @@ def broker_address(config: dict, path: str = "<config>"):
         what=f"{path}: [surveillance] mqtt")
 
 
+def sets_window(path: str) -> bool:
+    """Whether the config file at `path` (valid: `load_config` read it) sets `[camera]
+    window` itself: the default window is no calibration, and samples cut or frames read
+    there show a part of the frame the card may never cross."""
+    with open(path, "rb") as file:
+        camera = tomllib.load(file).get("camera", {})
+    return isinstance(camera, dict) and "window" in camera
+
+
 def set_camera_window(path: str, window: tuple[int, int, int, int]) -> None:
     """Set `[camera] window` in the TOML config at `path` (created if missing, never its
     directory), keeping

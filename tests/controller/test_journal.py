@@ -261,6 +261,32 @@ def test_replay_of_one_shoe_prints_that_shoe_and_ends_as_it_did(tmp_path, capsys
                                     "shoes 1-2")
 
 
+def test_replay_of_an_earlier_shoe_that_ran_dry_exits_as_deal_of_it_does(tmp_path, capsys):
+    """A review (stop 48): `--shoe 1` of a one-deck shoe that ran out of cards in a round,
+    followed by another shoe, exited 0 where `sabot deal` of it exits 3."""
+    from controller.game.script import format_script  # noqa: PLC0415
+    from controller.game.shoe import shuffled_shoe  # noqa: PLC0415
+
+    path = tmp_path / "j.db"
+    settings = {**SETTINGS, "decks": 1}
+    # A deck with no cutting card: it runs out in the middle of a round (seed 3).
+    dry = [o for o in shuffled_shoe(1, seed=3) if not isinstance(o, obs.Cut)]
+    with Journal(str(path)) as journal:
+        service = TableService(journal, settings)
+        service.recover()
+        for observation in [*dry, obs.NewShoe(), obs.Card("2C")]:
+            service.handle(observation)
+    assert main(["replay", str(path), "--shoe", "1", "--json"]) == 3
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert any(e["event"] == "shoe_exhausted" for e in events)
+    assert main(["replay", str(path), "--shoe", "2"]) == 3  # as it ends: in its burn
+    assert "the journal ends in the middle of the burn: 2C" in capsys.readouterr().out
+    script = tmp_path / "one.txt"
+    script.write_text(format_script(dry))
+    assert main(["deal", str(script), "--decks", "1", "--json"]) == 3
+    capsys.readouterr()
+
+
 def test_replay_with_times_says_when_each_event_was_journaled(tmp_path, capsys):
     path = tmp_path / "j.db"
     _two_shoes(path, clock=True)

@@ -202,3 +202,14 @@ def test_a_playback_expects_no_link_of_its_own(rig, tmp_path):
     with Playback(rig["recording"], settings, rig["profile"], (40, 30, 128, 200),
                   str(tmp_path / "j.sqlite")) as playback:
         assert playback.table.runtime.link_expected is False
+
+
+def test_playback_says_when_its_reading_window_is_only_the_default(rig, tmp_path, capsys):
+    """A lab's trial (stop 48): with no window given, nothing was read and nothing said; a
+    config that sets none is no calibration either (a review)."""
+    config = tmp_path / "run.toml"
+    config.write_text('[table]\ndecks = 8\n')
+    main(["playback", str(rig["recording"]), "--profile", rig["profile"], "--config",
+          str(config), "--fast", "--journal", str(tmp_path / "j.sqlite")])
+    assert ("reading window: 0,0,128,200 (the default: give --window X,Y,W,H, or --config "
+            "with a [camera] window)") in capsys.readouterr().err

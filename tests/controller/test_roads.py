@@ -213,3 +213,6 @@ def test_sabot_roads_names_the_event_line_it_cannot_read(monkeypatch, capsys):
     status, out = _roads_of('{"event": "round", "result": "dragon"}\n', monkeypatch, capsys)
     assert status == 2
     assert "line 1: a round whose result is 'dragon', not banker, player or tie" in out.err
+    # Not a word at all (a review: a list ended in an internal error).
+    status, out = _roads_of('{"event": "round", "result": ["banker"]}\n', monkeypatch, capsys)
+    assert status == 2 and "line 1: a round whose result is ['banker']" in out.err

@@ -360,7 +360,8 @@ def test_a_sheet_labels_a_view_not_read_by_what_it_shows_and_one_read_wrong_by_b
     assert len(problem_label("travel:KS", "unknown")) <= 12
 
 
-@pytest.mark.parametrize("copy_of, named", [("9D.png", "6D.png"), ("back.png", "5H.png")])
+@pytest.mark.parametrize("copy_of, named", [("9D.png", "6D.png"), ("back.png", "5H.png"),
+                                             ("cut.png", "empty.png")])
 def test_a_card_sample_holding_another_things_picture_is_refused(samples_copy, tmp_path,
                                                                   capsys, copy_of, named):
     """An operator's trial (stop 48): 6D.png a copy of 9D.png, 5H.png the back, enrolled with
