@@ -56,7 +56,7 @@ def run(args) -> int:
         nonlocal ran_dry
         if args.shoe is None or shoe == args.shoe:
             ran_dry |= event.get("event") == "shoe_exhausted"
-            printer(_stamped(event, at, args.json) if args.times else event)
+            printer(_stamped(event, at) if args.times else event)
 
     try:
         for record in records:
@@ -96,7 +96,7 @@ def run(args) -> int:
     return 1 if failed else status
 
 
-def _stamped(event: dict, at_us: int | None, as_json: bool) -> dict:
+def _stamped(event: dict, at_us: int | None) -> dict:
     """`event` with the time its record was journaled, as a `time` key (in text, the line's
     start: `EventPrinter`)."""
     if at_us is None:

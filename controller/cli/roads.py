@@ -66,8 +66,8 @@ def _results_of_events(text: str) -> list[str]:
             result = event.get("result")
             if not (isinstance(result, str) and result in roads.LETTER):
                 raise ValueError(f"line {number}: a round whose result is "
-                                 f"{event.get('result')!r}, not banker, player or tie")
-            results.append(event["result"])
+                                 f"{result!r}, not banker, player or tie")
+            results.append(result)
     if shoes > 1:
         print(f"note: {shoes} shoes in the input: the roads of the last (`sabot replay "
               "--shoe N` gives one)", file=sys.stderr)
