@@ -216,6 +216,16 @@ def save_profile(profile: Profile, path: str | Path) -> Path:
     return out
 
 
+def is_profile_file(path: str | Path) -> bool:
+    """Whether `path` is a file `save_profile` wrote (an archive holding its version), of
+    any version: what `sabot enroll --out` may write over."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return "version.npy" in archive.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return False
+
+
 def load_profile(path: str | Path) -> Profile:
     file = Path(path)
     if file.is_dir():

@@ -43,27 +43,30 @@ def _is_private(path: str) -> bool:
         return False
 
 
-def labelled(anchor: Anchor, path: str) -> Anchor:
-    """`anchor` of the journal at `path` with the journal's name and its table's id, so an
-    auditor filing anchors of many tables can tell them apart (an id not in a config's
-    shape is left out: the journal's own word, read before it is proven)."""
+def names_of(path: str) -> tuple[str, str]:
+    """(the table's id, the journal's name) of the journal at `path`, "" for either it does
+    not have. The id is the journal's own word, read before it is proven: given only in the
+    shape a config allows (a forged id held "..., journal J): OK: ..." and a terminal
+    escape)."""
     with Journal(path, create=False) as journal:
         table, name = table_id(journal), journal.identity()
-    table = table if isinstance(table, str) and TABLE_ID.match(table) else ""
-    return replace(anchor, journal=name or "", table=table)
+    return (table if isinstance(table, str) and TABLE_ID.match(table) else ""), name or ""
+
+
+def labelled(anchor: Anchor, path: str) -> Anchor:
+    """`anchor` of the journal at `path` with the journal's name and its table's id, so an
+    auditor filing anchors of many tables can tell them apart."""
+    table, name = names_of(path)
+    return replace(anchor, journal=name, table=table)
 
 
 def whose(path: str) -> str:
     """" (table T, journal J)": which table's journal it is, and its name in the monitor's
     API (`?journal=`); an auditor filing many had nothing to tell them by."""
     try:
-        with Journal(path, create=False) as journal:
-            table, name = table_id(journal), journal.identity()
+        table, name = names_of(path)
     except SabotError:  # the verdict says what is wrong with it
         return ""
-    # The id is the journal's own word, read before it is proven: shown only in the shape
-    # a config allows (a forged id held "..., journal J): OK: ..." and a terminal escape).
-    table = table if isinstance(table, str) and TABLE_ID.match(table) else None
     parts = [f"table {table}" if table else "", f"journal {name}" if name else ""]
     return f" ({', '.join(part for part in parts if part)})" if any(parts) else ""
 

@@ -43,3 +43,18 @@ def window(text: str) -> tuple[int, int, int, int]:
     if len(values) != 4 or min(values) < 0 or min(values[2:]) < 16:
         raise argparse.ArgumentTypeError(f"{text!r}: give X,Y,W,H in pixels (W, H >= 16)")
     return values  # type: ignore[return-value]
+
+
+def window_used(window: tuple[int, int, int, int] | None, *, given: bool,
+                config: str | None) -> str:
+    """The line a command reading frames says of its reading window and where it came from
+    (`given`: by --window; else `config`'s, if it sets one): a default window reads
+    nothing where the card is elsewhere, and a lab's playback said no word of it."""
+    if window is None:
+        return "reading window: the whole frame (no --window or --config given)"
+    from controller.service.config import sets_window  # noqa: PLC0415 - only a config's
+
+    origin = ("--window" if given else f"[camera] window of {config}"
+              if config and sets_window(config)
+              else "the default: give --window X,Y,W,H, or --config with a [camera] window")
+    return f"reading window: {','.join(map(str, window))} ({origin})"

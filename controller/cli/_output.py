@@ -72,7 +72,8 @@ def finish(table: Table, *, journal: bool = False,
     if state.halted:
         what = ends if journal else "the input ended"
         # A journal's halted round names its cards too: the dispute is about them.
-        held = f" ({_cards_of(state)})" if journal and _cards_of(state) else ""
+        cards = _cards_of(state) if journal else ""
+        held = f" ({cards})" if cards else ""
         return EXIT_OK if writing else EXIT_HALTED, {
             "event": "input_end", "round": state.round_number, "phase": state.phase,
             "reason": f"{what} with the table halted on {len(state.faults)} "

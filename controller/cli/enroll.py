@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-import zipfile
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -19,14 +18,14 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from controller.cli._numbers import window
+from controller.cli._numbers import window, window_used
 from controller.cli._paths import check_file_path
 from controller.errors import InputError
 from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
 from controller.service.recording import open_recording
 from vision.cards import SURFACE_KINDS, SURFACE_PLURALS
 from vision.enrol import CONFUSED_CARD_LEARNED, NO_EMPTY_NOTE, TRAIN_VIEWS, enrolment
-from vision.profile import save_profile
+from vision.profile import is_profile_file, save_profile
 
 
 def register(subparsers) -> None:
@@ -131,14 +130,8 @@ def _check_not_overwriting(out: str) -> None:
     """Refuse an --out that names a file other than a profile (an operator's trial: a
     journal given as --out was replaced by the profile). A profile is written over."""
     path = Path(out)
-    if not path.is_file() or path.stat().st_size == 0:
+    if not path.is_file() or path.stat().st_size == 0 or is_profile_file(path):
         return
-    try:
-        with zipfile.ZipFile(path) as archive:
-            if "version.npy" in archive.namelist():
-                return
-    except (zipfile.BadZipFile, OSError):
-        pass
     raise InputError(f"--out {out}: exists and is not a profile of `sabot enroll`; it would "
                      "be written over: give another name (or remove it first)")
 
@@ -160,10 +153,8 @@ def _samples_of_recording(args, stack: ExitStack) -> str:
                              f"calibrate FRAME --config {args.config}` first, or give "
                              "--window X,Y,W,H")
         window = tuple(config["camera"]["window"])
-    print("reading window: " + (f"{','.join(map(str, window))} (x, y, width, height"
-                                + (f", from {args.config})" if args.window is None else ")")
-                                if window is not None else "the whole frame (no --window or "
-                                "--config given)"), file=sys.stderr)
+    print(window_used(window, given=args.window is not None, config=args.config),
+          file=sys.stderr)
     recording = open_recording(args.recording)
     for note in recording.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -241,4 +232,3 @@ def _enrol(args, samples_dir: str, start: float) -> int:
     print(f"check {where} that each sample shows the card {source}: one named wrong is "
           "learned as that card, and read as it", file=sys.stderr)
     return 0
-

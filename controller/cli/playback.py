@@ -8,7 +8,7 @@ import sys
 import time
 
 from controller.cli._journal_path import journal_path
-from controller.cli._numbers import number, window
+from controller.cli._numbers import number, window, window_used
 
 EXIT_DIFFERENT = 1
 
@@ -57,7 +57,6 @@ def run(args: argparse.Namespace) -> int:
     from controller.cli._output import EventPrinter, finish
     from controller.errors import InputError
     from controller.journal.compare import expected_events, first_difference, journal_events
-    from controller.service.config import sets_window
     from controller.service.playback_setup import Playback
 
     expected = expected_events(args.expect) if args.expect else None
@@ -69,10 +68,8 @@ def run(args: argparse.Namespace) -> int:
     settings, profile, reading_window = _table(args)
     # Said: a window left at the default reads nothing in frames where the card is elsewhere
     # (a lab's trial: 0 cards, 27 unreadable, and no word of the window).
-    origin = ("--window" if args.window
-              else f"[camera] window of {args.config}" if args.config and sets_window(args.config)
-              else "the default: give --window X,Y,W,H, or --config with a [camera] window")
-    print(f"reading window: {','.join(map(str, reading_window))} ({origin})", file=sys.stderr)
+    print(window_used(reading_window, given=args.window is not None, config=args.config),
+          file=sys.stderr)
     with journal_path(args.journal, "sabot-playback-", "playback.sqlite") as journal, \
             Playback(args.recording, settings, profile, reading_window, journal,
                      speed=None if args.fast else args.speed,

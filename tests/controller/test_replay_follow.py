@@ -63,13 +63,18 @@ def test_follow_prints_events_as_they_are_journaled_and_stops_on_ctrl_c(tmp_path
     assert "Traceback" not in err
 
 
-def test_replay_without_follow_ends_at_the_last_record(tmp_path):
-    path = tmp_path / "j.sqlite"
+def journaled(path, script: str) -> TableService:
+    """A table service that journaled `script` at `path` (its journal left open)."""
     service = TableService(Journal(str(path)), SETTINGS)
     service.recover()
-    for step in parse_script("AS 2C 9H 8D 9C 8S"):
+    for step in parse_script(script):
         service.handle(step.observation)
-    service.journal.close()
+    return service
+
+
+def test_replay_without_follow_ends_at_the_last_record(tmp_path):
+    path = tmp_path / "j.sqlite"
+    journaled(path, "AS 2C 9H 8D 9C 8S").journal.close()
     done = subprocess.run([sys.executable, "-m", "controller.cli", "replay", str(path),
                            "--json"], capture_output=True, text=True, timeout=30,
                           env={**os.environ})
@@ -81,10 +86,7 @@ def test_replay_without_follow_ends_at_the_last_record(tmp_path):
 def test_follow_of_one_shoe_ends_when_a_later_shoe_begins(tmp_path):
     """A lab's trial (stop 48): `replay --follow --shoe 1` waited on after shoe 1 ended."""
     path = tmp_path / "j.sqlite"
-    service = TableService(Journal(str(path)), SETTINGS)
-    service.recover()
-    for step in parse_script("AS 2C 9H 8D 9C 8S NEWSHOE 2C 3C 4C"):
-        service.handle(step.observation)
+    service = journaled(path, "AS 2C 9H 8D 9C 8S NEWSHOE 2C 3C 4C")
     try:
         done = subprocess.run([sys.executable, "-m", "controller.cli", "replay", str(path),
                                "--follow", "--shoe", "1", "--json"], capture_output=True,
