@@ -616,54 +616,70 @@ def camera_faults(runs: int) -> list[Row]:
     return rows
 
 
-def card_slid_back(runs: int) -> Row:
+def cards_pushed_back(runs: int) -> list[Row]:
     """One card of a dealt sequence drawn half way and pushed back into the shoe (frames as
     `emulate-shoe --camera`'s `pullback`: the first half of its passage, then backwards),
-    then drawn for good. The table must halt for it (SlidBack, an equipment fault naming the
-    card) between its two readings: a card read twice without a word is doubled."""
+    then drawn for good; or pushed back a little and drawn out in the same passage (the
+    sensor covered throughout). Through the tracker and a table: the first must halt the
+    table (SlidBack) and its card be counted once; the second is one card, read once, with
+    no halt (stop 48's review: it halted, then took the next card for it)."""
+    return [_pushed_back(runs, for_good=True), _pushed_back(runs, for_good=False)]
+
+
+def _pushed_back(runs: int, *, for_good: bool) -> Row:
     import numpy as np
 
     from controller.game.cards import ALL_CARDS
+    from controller.game.table import Table
+    from controller.service.runtime import observation_of
     from controller.sim.setup import enrolled_reader
     from vision.decks import synthetic_deck
     from vision.events import CardSeen, SlidBack
-    from vision.synth import card_frames, render_window
+    from vision.synth import card_frames, drawn_half_way, render_window
     from vision.tracker import Tracker
 
     deck = synthetic_deck()
     reader = enrolled_reader(deck)
     empty = [(render_window(deck, "EMPTY", rng=np.random.default_rng(0)), False)] * 2
-    row = Row("camera: a card that slides back into the shoe")
-    rng = random.Random(zlib.crc32(b"slides back"))
+    row = Row("camera: a card that slides back into the shoe" if for_good else
+              "camera: a card pushed back a little, then drawn out")
+    rng = random.Random(zlib.crc32(b"slides back" if for_good else b"wiggles"))
     unread = 0
     for _ in range(runs):
         codes = rng.sample(ALL_CARDS, 8)
         victim = rng.randrange(len(codes))
         tracker = Tracker(reader)
+        table = Table(decks=1, require_no_more_bets=False)
         events = []
         for n, code in enumerate(codes):
             frames = list(card_frames(deck, code, np.random.default_rng(rng.randrange(1 << 30))))
-            if n == victim:
+            if n == victim and for_good:
+                frames = drawn_half_way(frames) + empty + frames
+            elif n == victim:
                 half = frames[: len(frames) // 2]
-                frames = half + half[::-1] + empty + frames
+                frames = [(window, True) for window, _ in half + half[::-1][:-2] + frames[2:]]
             for window, present in frames + empty:
                 events += tracker.feed(window, card_present=present)
+        for event in events:
+            table.apply(observation_of(event))
         said = [e.card if isinstance(e, CardSeen) else f"slid:{e.card}"
                 if isinstance(e, SlidBack) else None for e in events]
-        expected = codes[:victim + 1] + [f"slid:{codes[victim]}"] + codes[victim:]
+        expected = (codes[:victim + 1] + [f"slid:{codes[victim]}"] + codes[victim:]
+                    if for_good else codes)
         row.injected += 1
-        row.survived += said == expected
-        read = [c for c in said if c is not None and not c.startswith("slid:")]
-        missing, extra = _multiset_diff(codes + [codes[victim]], read)
+        counted = sum(table.state.counts.values())
+        row.survived += said == expected and counted == len(codes)
         unread += said.count(None)
-        halted = f"slid:{codes[victim]}" in said
-        row.lost += max(0, missing - said.count(None))
-        row.doubled += extra + (0 if halted else read.count(codes[victim]) - 1)
-    row.note = ("frames as `emulate-shoe --camera`'s `pullback`, then the card drawn for good; "
-                "survived: the card read, the table halted naming it (it went back into the "
-                "shoe), the card read again when drawn, every other card once"
-                + (f"; other cards unreadable (the table halts for them): {unread}"
-                   if unread else ""))
+        row.lost += max(0, len(set(codes) - set(table.state.counts)) - said.count(None))
+        row.doubled += max(0, counted - len(codes))
+    row.note = (("frames as `emulate-shoe --camera`'s `pullback`, then the card drawn for "
+                 "good; survived: the card read, the table halted naming it (it went back "
+                 "into the shoe), its next reading not counted, every card counted once")
+                if for_good else
+                ("drawn half way, pushed back most of the way with the sensor covered, then "
+                 "drawn out in the same passage; survived: every card read and counted once, "
+                 "no halt"))
+    row.note += f"; other cards unreadable (the table halts for them): {unread}" if unread else ""
     return row
 
 
@@ -1085,7 +1101,8 @@ def fuzzing(examples: int) -> list[Row]:
     def table_run(kinds):
         table = Table(decks=1)
         for kind, card in kinds:
-            body = {"kind": kind, "card": card} if kind == "card" else {"kind": kind}
+            body = ({"kind": kind, "card": card} if kind in ("card", "slid_back")
+                    else {"kind": kind})
             try:
                 observation = obs.observation_from_dict(body)
             except SabotError:
@@ -1389,7 +1406,7 @@ def main() -> int:
             ("disk full", lambda: [disk_full(counts["full"], folder)]),
             ("read only journal", lambda: read_only_journal(counts["read_only"], folder)),
             ("camera", lambda: [*camera_faults(counts["camera"]),
-                                card_slid_back(counts["camera"])]),
+                                *cards_pushed_back(counts["camera"])]),
             ("serial link", lambda: serial_link(counts["link"])),
             ("broker", lambda: [broker_outages(counts["broker"], folder)]),
             ("tampering", lambda: tampering(folder)),

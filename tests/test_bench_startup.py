@@ -75,4 +75,5 @@ def _example(cls):
     from controller.game import observations as obs
 
     return {obs.Card: obs.Card("9H"), obs.Unreadable: obs.Unreadable("smudge"),
-            obs.EquipmentFault: obs.EquipmentFault("camera")}.get(cls) or cls()
+            obs.EquipmentFault: obs.EquipmentFault("camera"),
+            obs.SlidBack: obs.SlidBack("10C")}.get(cls) or cls()

@@ -37,9 +37,11 @@ class Unreadable:
 
 @dataclass(frozen=True)
 class SlidBack:
-    """The card just read went back into the shoe: its index was seen again further down the
-    window, moving back (a card drawn half way and pushed back). It was reported as seen,
-    and will be seen again when it is drawn: the table must halt for the dealer."""
+    """The card just read went back into the shoe for good: its index was seen further down
+    the window, moving back, and its passage ended so (a card drawn half way and pushed
+    back). It was reported as seen and will be seen again when it is drawn: the table keeps
+    it where it was dealt and does not count that reading. `frame_index`: the frame where it
+    was first seen lower."""
 
     card: str
     frame_index: int | None = None

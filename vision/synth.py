@@ -379,6 +379,13 @@ def card_frames(
         yield render_window(deck, code, perturbation, travel=travel, rng=rng), present
 
 
+def drawn_half_way(frames: list) -> list:
+    """A passage's frames (of `card_frames`, `two_view_frames`) as the card is drawn half
+    way into the window and pushed back into the shoe: its first half, then backwards."""
+    half = frames[: len(frames) // 2]
+    return half + half[::-1]
+
+
 def two_view_frames(
     deck: Deck,
     code: str,

@@ -20,11 +20,15 @@ more like a joker than like anything else for a frame or two, and deciding then 
 the frames that read the card. A passage that ends undecided is Unreadable.
 
 A card only moves up the window as it leaves the shoe. When the decided card's index is
-seen SLID_BACK rows lower than its highest place in the passage, the card went back into
-the shoe (drawn half way and pushed back): SlidBack, once, so that the table halts instead
-of counting it again when it is drawn. Without the sensor, the same card drawn again with
-no empty frame between looks the same way, and is reported the same (it used to be one
-card).
+seen SLID_BACK rows lower than its highest place in the passage, the card is going back
+into the shoe (drawn half way and pushed back). If its index is then seen rising SLID_BACK
+rows again, or its body passing with the index above the window, it was drawn out after
+all in the same passage: one card, read once, and nothing more is said. If the passage
+ends without that, the card went back for good: SlidBack when the passage ends, so that
+the table keeps the card where it was dealt and does not count it again when it is drawn.
+(Reported as soon as it slid, a card pushed back a little and then drawn out halted the
+table for nothing.) Without the sensor, the same card drawn again with no empty frame
+between looks like a card pushed back and drawn out again: one card.
 
 A frame that is the very image of the one before (a camera frozen on one picture: a live
 sensor's noise never repeats) is no new evidence: it counts towards no decision, so a camera
@@ -45,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from contract import JOKER
-from vision.cards import FACE_SIDES
+from vision.cards import FACE_SIDES, PASSING
 from vision.events import CardSeen, CutCard, ReadingEvent, SlidBack, Unreadable
 from vision.reader import Reader, Reading
 
@@ -87,7 +91,10 @@ class _Passage:
     repeats: int = 0  # frames that were the image of the one before
     joker_at: int | None = None  # first frame of the first `confirm` frames read as a joker
     tops: dict[str, float] = field(default_factory=dict)  # per face: its index's highest row
-    slid_back: bool = False
+    # The decided card's index going back down: the frame it was first seen SLID_BACK rows
+    # below its highest place (None while it is not), and its lowest row since.
+    slid_at: int | None = None
+    lowest: float = 0.0
     over_given: bool = False  # the shoe has an over view: frames of it came with this card
 
 
@@ -110,6 +117,32 @@ def _same_picture(last: np.ndarray, frame: np.ndarray) -> bool:
         return False
     sparse = (slice(None, None, SPARSE_STEP),) * min(frame.ndim, 2)
     return bool(np.array_equal(last[sparse], frame[sparse]) and np.array_equal(last, frame))
+
+
+def _follow_index(passage: _Passage, label: str, at: float, frame: int) -> None:
+    """Follow a face's index up the window: the decided card's going back down SLID_BACK
+    rows, and its rising SLID_BACK rows again after that (drawn out after all)."""
+    if not at:
+        return
+    top = passage.tops.get(label)
+    if top is None or at < top:
+        passage.tops[label] = at
+    if label != passage.decided or top is None:
+        return
+    if passage.slid_at is None:
+        if at >= top + SLID_BACK:
+            passage.slid_at, passage.lowest = frame, at
+    elif at > passage.lowest:
+        passage.lowest = at
+    elif at <= passage.lowest - SLID_BACK:
+        passage.slid_at = None
+
+
+def _went_back(passage: _Passage) -> list[ReadingEvent]:
+    """SlidBack for a passage that ends with its card going back into the shoe."""
+    if passage.slid_at is None or not passage.decided.startswith("face:"):
+        return []
+    return [SlidBack(passage.decided[5:], passage.slid_at)]
 
 
 class Tracker:
@@ -204,8 +237,9 @@ class Tracker:
         passage.seen.add(reading.kind)
         if label.startswith("face:"):
             passage.faces[label] = passage.faces.get(label, 0) + 1
-            if self._slid_back(passage, label, reading):
-                return [SlidBack(reading.card, index)]  # type: ignore[arg-type]
+            _follow_index(passage, label, reading.at, index)
+        elif reading.looks == PASSING:
+            passage.slid_at = None  # its body passing: the index went up, out of the window
         # When the under view reads a face, that face is down and the over view sees a back:
         # reading it too would double the cost of every frame that decides a card. So too
         # where it sees a face's side without its index (a body passing, a face with nothing
@@ -235,7 +269,8 @@ class Tracker:
                     # A different card in view without an empty frame between: a new passage.
                     carried = _Run(label, run.length, run.first_frame)
                     self._passage = _Passage(run.first_frame, under=carried, decided=label)
-                    return [CardSeen(reading.card, False, run.first_frame)]  # type: ignore[arg-type]
+                    return [*_went_back(passage),
+                            CardSeen(reading.card, False, run.first_frame)]  # type: ignore[arg-type]
                 if passage.decided != "conflict":
                     first, passage.decided = passage.decided[5:], "conflict"
                     reason = f"two cards read in one sensor pulse: {first} then {reading.card}"
@@ -250,20 +285,6 @@ class Tracker:
             passage.back_seen = True
         return self._face_up_decision(passage)
 
-    def _slid_back(self, passage: _Passage, label: str, reading: Reading) -> bool:
-        """Whether this frame shows the decided card's index SLID_BACK rows lower than it
-        has been seen in this passage: a card leaving the shoe only moves up the window."""
-        if not reading.at:
-            return False
-        top = passage.tops.get(label)
-        if top is None or reading.at < top:
-            passage.tops[label] = reading.at
-            return False
-        if label != passage.decided or passage.slid_back or reading.at < top + SLID_BACK:
-            return False
-        passage.slid_back = True
-        return True
-
     def _face_up_decision(self, passage: _Passage) -> list[ReadingEvent]:
         face = passage.over_face
         if passage.back_seen and not passage.decided and face is not None:
@@ -275,7 +296,7 @@ class Tracker:
         passage, self._passage = self._passage, None
         self._empty_run = 0
         if passage is None or passage.decided:
-            return []
+            return _went_back(passage) if passage is not None else []
         if self._triggered is False and passage.frames < self.min_frames:
             return []
         if passage.repeats * 2 >= passage.frames:

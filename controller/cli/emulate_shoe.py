@@ -15,7 +15,7 @@ from typing import TextIO
 from controller.cli._numbers import number
 from controller.errors import InputError, SabotError
 from controller.game import observations as obs
-from controller.game.script import parse_script, read_input
+from controller.game.script import check_pushed_back, parse_script, read_input
 from firmware_bridge.emulator import HISTORY, ShoeEmulator
 from firmware_bridge.errors import MessageError
 from firmware_bridge.faults import Faults
@@ -194,7 +194,9 @@ def run(args) -> int:
 def shoe_order(path: str) -> list[obs.Observation]:
     """The tokens of the --shoe file; InputError names a missing file or a bad token."""
     text, source = read_input(path)
-    return [step.observation for step in parse_script(text, source)]
+    steps = parse_script(text, source)
+    check_pushed_back(steps, source)
+    return [step.observation for step in steps]
 
 
 # The camera's options left to its defaults when not given: option -> `CameraDealer.open`'s

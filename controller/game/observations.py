@@ -81,11 +81,20 @@ class EquipmentFault:
     kind = "equipment_fault"
 
 
+@dataclass(frozen=True)
+class SlidBack:
+    """The card just read went back into the shoe for good (drawn half way and pushed
+    back): it was counted where it was dealt, and will be read again when it is drawn."""
+
+    card: str
+    kind = "slid_back"
+
+
 Observation = (Card | Cut | NoMoreBets | Disclosed | Ack | NewShoe | CountOut | Unreadable
-               | EquipmentFault)
+               | EquipmentFault | SlidBack)
 
 ALL_KINDS = (Card, Cut, NoMoreBets, Disclosed, Ack, NewShoe, CountOut, Unreadable,
-             EquipmentFault)
+             EquipmentFault, SlidBack)
 _BY_KIND: dict[str, type] = {cls.kind: cls for cls in ALL_KINDS}
 
 
@@ -119,7 +128,7 @@ def observation_from_dict(record: dict) -> Observation:
         if type(values[name]) is not _FIELD_TYPES[declared_field.type]:
             raise InputError(f"observation {kind!r}: {name} must be {declared_field.type}, "
                              f"not {values[name]!r}")
-    if cls is Card and parse_card(values["card"]) != values["card"]:
-        raise InputError(f"observation 'card': {values['card']!r} is not a card code as "
+    if cls in (Card, SlidBack) and parse_card(values["card"]) != values["card"]:
+        raise InputError(f"observation {kind!r}: {values['card']!r} is not a card code as "
                          "the journal writes them")
     return cls(**values)

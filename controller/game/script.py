@@ -1,10 +1,12 @@
 """The `sabot deal` input language: tokens in the order cards leave the shoe.
 
 Whitespace-separated tokens, `#` starts a comment. A card code (`AS`, `10h`, `Td`), `^` before
-a code for a card found face up in the shoe, `CUT`, `NMB`, `DISCLOSED`, `ACK`, `NEWSHOE`,
+a code for a card found face up in the shoe, `<` before the code of the card just read for
+that card going back into the shoe (drawn half way and pushed back; its next reading is
+not counted again), `CUT`, `NMB`, `DISCLOSED`, `ACK`, `NEWSHOE`,
 `COUNT` (the cards left after the shoe's last round counted out, rule 11.1). Beyond
-DESIGN.md: `JOKER` (a joker left the shoe) and `UNREADABLE` (a card the camera could not
-read), so that faults can be scripted too.
+DESIGN.md: `JOKER` (a joker left the shoe), `UNREADABLE` (a card the camera could not
+read) and `<X`, so that faults can be scripted too.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ def parse_token(token: str) -> obs.Observation:
         return obs.Unreadable(SCRIPTED_UNREADABLE)
     if upper.startswith("^"):
         return obs.Card(parse_card(token[1:]), face_up=True)
+    if upper.startswith("<"):
+        return obs.SlidBack(parse_card(token[1:]))
     return obs.Card(parse_card(token))
 
 
@@ -71,7 +75,8 @@ def parse_script(text: str, source: str = "<input>") -> list[Step]:
                 raise InputError(
                     f"{source}, line {line_number}, column {column}: token {token!r} is not "
                     f"a card code or keyword ({' '.join(KEYWORDS)} JOKER UNREADABLE; "
-                    f"cards like AS 10H Td, ^ before a face-up card)"
+                    f"cards like AS 10H Td, ^ before a face-up card, < before a card pushed "
+                    f"back)"
                 ) from error
             steps.append(Step(line_number, column, token, observation))
     return steps
@@ -80,6 +85,29 @@ def parse_script(text: str, source: str = "<input>") -> list[Step]:
 def uses_no_more_bets(steps: list[Step]) -> bool:
     """DESIGN.md: if a script has no NMB at all, every round starts by itself."""
     return any(isinstance(step.observation, obs.NoMoreBets) for step in steps)
+
+
+def pushed_back(observations: list[obs.Observation], index: int) -> bool:
+    """Whether the card at `index` is drawn half way and pushed back: the step after it is
+    `<` of it. A face-down card only: the camera under a face-up one sees its back."""
+    card = observations[index] if 0 <= index < len(observations) else None
+    after = observations[index + 1] if index + 1 < len(observations) else None
+    return (isinstance(card, obs.Card) and not card.face_up
+            and isinstance(after, obs.SlidBack) and after.card == card.card)
+
+
+def check_pushed_back(steps: list[Step], source: str) -> None:
+    """A dealer at an emulated shoe pushes back only the card it has just drawn: `<X` right
+    after a face-down X. Anything else is refused before the shoe starts, naming the token
+    (`sabot deal` takes it, and halts the table for it)."""
+    observations = [step.observation for step in steps]
+    for index, step in enumerate(steps):
+        if isinstance(step.observation, obs.SlidBack) and not pushed_back(observations,
+                                                                          index - 1):
+            raise InputError(
+                f"{source}, line {step.line}, column {step.column}: token {step.token!r}: a "
+                f"simulated dealer pushes back only the card just drawn, face down: put it "
+                f"right after {step.observation.card}")
 
 
 def format_script(observations: list[obs.Observation], per_line: int = 16) -> str:
@@ -93,6 +121,8 @@ def format_script(observations: list[obs.Observation], per_line: int = 16) -> st
 def _token_of(observation: obs.Observation) -> str:
     if isinstance(observation, obs.Card):
         return ("^" if observation.face_up else "") + observation.card
+    if isinstance(observation, obs.SlidBack):
+        return "<" + observation.card
     if isinstance(observation, obs.Unreadable):
         return "JOKER" if observation.reason == JOKER else "UNREADABLE"
     for keyword, cls in KEYWORDS.items():

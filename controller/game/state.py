@@ -32,6 +32,7 @@ class TableState:
     bets_closed: bool = False
     held: list[tuple[str, str]] = field(default_factory=list)  # (card, rule) excess cards
     last_drawn_to: str | None = None  # where the last card went: burn/round/held/set_aside
+    last_hand: str = ""  # the hand of the last card dealt to a round
     last_result: dict | None = None  # the round just completed, until the next one starts
 
     cut_seen: bool = False
@@ -44,6 +45,12 @@ class TableState:
     counting: bool = False  # a count-out under way
     counted: int = 0  # cards counted out this shoe
     count_given: bool = False  # the count's result given (complete, or short at NEWSHOE)
+
+    # A card pushed back into the shoe after it was read (SlidBack): it stays where it was
+    # dealt (`pushed_back_to` says where), and its next reading is not counted again.
+    last_read: str | None = None  # the card of the last reading, if a card was last out
+    pushed_back: str | None = None
+    pushed_back_to: str = ""
 
     faults: list[str] = field(default_factory=list)
     set_aside: list[str] = field(default_factory=list)  # awaiting the supervisor's ACK

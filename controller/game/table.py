@@ -74,12 +74,22 @@ class Table:
     def _on_card(self, o: obs.Card) -> None:
         s = self.state
         card = parse_card(o.card)
+        if card == s.pushed_back:
+            self._drawn_again(card, o.face_up)
+            return
+        s.last_read = card
         seen = s.counts[card] = s.counts[card] + 1
         if seen <= s.decks:
             s.cards_drawn += 1  # a foreign copy beyond the decks does not empty the shoe
         if seen > s.decks:
             article = "an" if s.decks in (8, 11) else "a"
             self._fault(f"{card} seen {seen} times in {article} {s.decks}-deck shoe", card)
+        elif s.pushed_back:
+            # The card pushed back is the first in the shoe: another before it was not
+            # where the table thought, or the pushed-back card was taken out by hand.
+            self._fault(f"{card} drawn while {s.pushed_back}, pushed back into the shoe, was "
+                        f"the card to come: set {card} aside and check the shoe "
+                        f"({s.pushed_back} is still not counted again when it is drawn)", card)
         elif s.faults:  # halted
             self._fault(f"{card} drawn while the table is halted", card)
         elif s.phase == ENDED and s.counting:
@@ -97,6 +107,16 @@ class Table:
             self._deal(card, face_up=o.face_up)
 
     def _on_unreadable(self, o: obs.Unreadable) -> None:
+        s = self.state
+        s.last_read = None
+        if o.reason != JOKER and s.pushed_back:
+            # Most likely the card pushed back, read no better this time: counted again it
+            # would be one card too many; the supervisor checks which it is.
+            card, s.pushed_back = s.pushed_back, None
+            self._fault(f"unreadable card ({o.reason}) while {card}, pushed back into the "
+                        f"shoe, was the card to come: taken for {card} and not counted "
+                        f"again; check that it is {card}, whose place is {s.pushed_back_to}")
+            return
         if o.reason == JOKER:
             # Not one of the shoe's cards (a deck of the game has 52): like a foreign copy
             # beyond the decks it is set aside and leaves the count of the shoe alone. A
@@ -110,8 +130,51 @@ class Table:
     def _on_equipment_fault(self, o: obs.EquipmentFault) -> None:
         self._fault(o.reason)
 
+    def _on_slid_back(self, o: obs.SlidBack) -> None:
+        """The card just read went back into the shoe: it stays where it was dealt, and
+        its next reading is not counted again. Not in the Gazette's rules: the table halts
+        for the dealer to draw it again once the supervisor has seen it."""
+        s = self.state
+        card = parse_card(o.card)
+        if card != s.last_read:
+            last = f"the last card read was {s.last_read}" if s.last_read else (
+                "no card was the last thing read")
+            self._fault(f"{card} reported pushed back into the shoe, but {last}: check the "
+                        "shoe and the hands")
+            return
+        s.pushed_back, s.pushed_back_to, s.last_read = card, self._place_of(), None
+        self._fault(f"{card} went back into the shoe after it was read (drawn half way and "
+                    f"pushed back): it stays where it was dealt ({s.pushed_back_to}) and is "
+                    "not counted again when it is drawn; acknowledge, then draw it")
+
+    def _place_of(self) -> str:
+        """Where the card last read went, in the words of a fault."""
+        s = self.state
+        where = s.last_drawn_to
+        if where == "round":
+            hand = s.last_hand.capitalize()
+            if s.phase == ROUND:
+                return f"in the {hand} hand of round {s.round_number}"
+            return f"in the {hand} hand of round {s.rounds}, which is complete"
+        return {"burn": "with the burn cards", "held": "held for the next round",
+                "set_aside": "set aside", "counted_out": "with the cards counted out"}.get(
+                    where or "", "where the table put it")
+
+    def _drawn_again(self, card: str, face_up: bool) -> None:
+        """The card pushed back, drawn again: counted once already."""
+        s = self.state
+        s.pushed_back, s.last_read = None, card
+        if face_up:
+            self._fault(f"{card} came out face up after it was pushed back into the shoe: "
+                        f"taken for the same card and not counted again; check it: its place is "
+                        f"{s.pushed_back_to}")
+        else:
+            self._notice(f"{card} drawn again after it was pushed back into the shoe: not "
+                         f"counted again; its place is {s.pushed_back_to}", card=card)
+
     def _on_cut(self, _: obs.Cut) -> None:
         s = self.state
+        s.last_read = None
         if s.phase == BURN:
             self._fault("cutting card drawn during the burn (rule 7.3 places it at least "
                         "twenty cards from the back): check the shoe; after the "
@@ -283,7 +346,7 @@ class Table:
         # The initial four alternate (no hand is complete before them): no need to ask.
         hand = initial_hand(dealt) if dealt < INITIAL_CARDS else s.next_hand()
         (s.player if hand == PLAYER else s.banker).append(card)
-        s.last_drawn_to = "round"
+        s.last_drawn_to, s.last_hand = "round", hand
         if from_held:
             self._emit("card", card=card, hand=hand, round=s.rounds + 1, held=True)
         else:

@@ -38,12 +38,7 @@ def observation_of(event: seen.ReadingEvent) -> obs.Observation:
     if isinstance(event, seen.CutCard):
         return obs.Cut()
     if isinstance(event, seen.SlidBack):
-        # Not an equipment failure, but the same answer: halt until the dealer has put it
-        # right. The card was counted; it is in the shoe again and will be read again.
-        return obs.EquipmentFault(
-            f"{event.card} went back into the shoe after it was read (a card drawn half way "
-            "and pushed back): it was counted in the round and will be read again when it "
-            "is drawn; settle the round by hand, then acknowledge")
+        return obs.SlidBack(event.card)
     return obs.Unreadable(event.reason)
 
 

@@ -117,8 +117,7 @@ class ShoeCamera:
         frames = list(synth.card_frames(self.deck, shown, self.rng,
                                         frames=self.frames_per_card, severity=self.severity))
         if pulled_back:
-            half = frames[: len(frames) // 2]
-            frames = half + half[::-1]
+            frames = synth.drawn_half_way(frames)
         items: list[_Shown | str] = [f"{'^' if face_up else ''}{code}"]
         items += [_Shown(self._jpeg(camera_frame(window, self.at, self.size)), present)
                   for window, present in frames]

@@ -4,12 +4,13 @@ and presses of the shoe's buttons, with a dealer's mistakes on command."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import deque
 
 from controller.game import observations as obs
 from controller.game.cards import parse_card
-from controller.game.script import parse_script
+from controller.game.script import check_pushed_back, parse_script, pushed_back
 from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.sim.camera import ShoeCamera
 from controller.sim.dealer import BUTTON_OF, dealt_code
@@ -46,6 +47,10 @@ class CameraDealer:
             if not self._order:
                 return None
             observation = self._order.popleft()
+            if pushed_back([observation, *itertools.islice(self._order, 1)], 0):
+                self._order.popleft()  # its `<`: the card drawn half way and pushed back
+                self._play(observation, pulled_back=True)
+                return f"{observation} pushed back"
             self._play(observation)
         return str(observation)
 
@@ -54,18 +59,21 @@ class CameraDealer:
     def deal(self, text: str) -> None:
         """Tokens given on the command line, dealt now, ahead of the rest of the order."""
         steps = parse_script(text, "the deal command")
+        check_pushed_back(steps, "the deal command")
+        observations = [step.observation for step in steps]
         with self._lock:
-            for step in steps:
-                self._play(step.observation)
+            for index, observation in enumerate(observations):
+                if not isinstance(observation, obs.SlidBack):
+                    self._play(observation, pulled_back=pushed_back(observations, index))
 
     def pull_back(self, code: str) -> None:
         """A card drawn half way into the window and pushed back into the shoe."""
         with self._lock:
             self.camera.deal(parse_card(code), pulled_back=True)
 
-    def _play(self, observation: obs.Observation) -> None:
+    def _play(self, observation: obs.Observation, *, pulled_back: bool = False) -> None:
         if type(observation) in BUTTON_OF:
             self.camera.press(BUTTON_OF[type(observation)])
             return
         code, face_up = dealt_code(observation)
-        self.camera.deal(code, face_up=face_up)
+        self.camera.deal(code, face_up=face_up, pulled_back=pulled_back)

@@ -23,11 +23,18 @@ import numpy as np
 from contract import JOKER
 from controller.errors import SabotError
 from controller.game import observations as obs
+from controller.game.script import pushed_back
 from controller.service.pipeline import Pipeline
 from controller.service.runtime import BUTTON_OBSERVATIONS, ShoeRuntime
 from controller.sim.renderer import CardRenderer
 from firmware_bridge.pty_shoe import PtyShoe
-from vision.synth import PASSAGE_SEVERITY, WINDOW_H, WINDOW_W, render_window
+from vision.synth import (
+    PASSAGE_SEVERITY,
+    WINDOW_H,
+    WINDOW_W,
+    drawn_half_way,
+    render_window,
+)
 
 BUTTON_OF = {observation: name for name, observation in BUTTON_OBSERVATIONS.items()}
 UNDER_WINDOW = (0, 0, WINDOW_W, WINDOW_H)
@@ -105,7 +112,8 @@ class Dealer:
     def play(self, observations: list[obs.Observation]) -> None:
         # Frames are rendered two cards ahead, in order, in a process of their own
         # (`CardRenderer`), so the camera reads one card while the next ones are drawn.
-        cards = iter([dealt_code(o) for o in observations if type(o) not in BUTTON_OF])
+        cards = iter([dealt_code(o) for o in observations
+                      if type(o) not in BUTTON_OF and not isinstance(o, obs.SlidBack)])
         # The child renders from a generator spawned from the dealer's: the dealer's own
         # moves on, and a second shoe is not the first one's frames again.
         with CardRenderer(self.deck, self.rng.spawn(1)[0], self.timing.frames_per_card,
@@ -113,17 +121,21 @@ class Dealer:
             for card in itertools.islice(cards, 2):
                 renderer.ask(*card)
             for step, observation in enumerate(observations, start=1):
-                if type(observation) not in BUTTON_OF:
+                if type(observation) in BUTTON_OF or isinstance(observation, obs.SlidBack):
+                    frames = None
+                else:
                     frames = renderer.frames()
                     if (card := next(cards, None)) is not None:
                         renderer.ask(*card)
-                else:
-                    frames = None
+                    if pushed_back(observations, step - 1):
+                        frames = drawn_half_way(frames)
                 self._step(step, observation, frames)
 
     def _step(self, step: int, observation: obs.Observation, frames) -> None:
         started = time.monotonic()
-        if frames is None:
+        if isinstance(observation, obs.SlidBack):
+            pass  # said by the passage of the card before it, which went back
+        elif frames is None:
             self.shoe.press(BUTTON_OF[type(observation)])
         else:
             self._pass_card(frames)

@@ -15,7 +15,12 @@ import numpy as np
 
 import vision
 from controller.game import observations as obs
-from controller.game.script import parse_script, read_input, uses_no_more_bets
+from controller.game.script import (
+    check_pushed_back,
+    parse_script,
+    read_input,
+    uses_no_more_bets,
+)
 from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.game.table import Table
 from controller.service.assembly import Drivers, TableAssembly
@@ -59,6 +64,7 @@ def load_observations(shoe: str | None, decks: int, style: str, seed: int | None
     else:
         text, source = read_input(shoe)
         steps = parse_script(text, source)
+        check_pushed_back(steps, source)
         observations = [step.observation for step in steps]
         uses_nmb = uses_no_more_bets(steps)
     settings = {"decks": decks, "style": style, "require_no_more_bets": uses_nmb}

@@ -186,8 +186,8 @@ class ScriptedReader:
         kind, card, *at = self.readings[int(frame)]
         if kind == "face":
             return Reading("face", card, card[:-1], card[-1], 0.9, at=at[0] if at else 0.0)
-        if kind == JOKER:
-            return Reading("unknown", reason="not a card", looks=JOKER)
+        if kind in (JOKER, "passing"):
+            return Reading("unknown", reason="not a card", looks=kind)
         return Reading(kind, reason="not sure" if kind == "unknown" else "")
 
 
@@ -256,13 +256,57 @@ def test_a_camera_frozen_on_the_card_before_does_not_read_that_card_again(
 def test_a_card_whose_index_comes_back_down_the_window_slid_back_into_the_shoe(trigger):
     """Issue 12: a card drawn half way and pushed back into the shoe was read, then read
     again when it was drawn out: counted twice without a word. A leaving card's index only
-    moves up the window (its row falls); seen 40 rows lower again, the card went back."""
+    moves up the window (its row falls); seen 40 rows lower again, the card is going back,
+    and its passage ending so, it went back: said when the passage ends, not before."""
     readings = [("unknown", None), ("face", "7C", 150.0), ("face", "7C", 120.0),
                 ("face", "7C", 95.0), ("face", "7C", 118.0), ("face", "7C", 140.0),
                 ("face", "7C", 160.0), ("unknown", None), ("empty", None), ("empty", None)]
     frames = [(np.array(i), kind != "empty") for i, (kind, *_) in enumerate(readings)]
+    tracker = Tracker(ScriptedReader(readings))
+    said = [tracker.feed(frame, card_present=present if trigger else None)
+            for frame, present in frames]
+    assert [e for events in said[:8] for e in events] == [CardSeen("7C", False, 1)]
+    assert [e for events in said[8:] for e in events] == [SlidBack("7C", 5)]
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+@pytest.mark.parametrize("then", ["rising", "passing"])
+def test_a_card_pushed_back_a_little_then_drawn_out_in_one_passage_is_one_card(trigger, then):
+    """Stop 48's review: a card that slid back but never left the window was said to have
+    gone back into the shoe (the table halted, then took the next card for it). Its index
+    rising again 40 rows, or its body passing with the index above the window, says it
+    was drawn out after all."""
+    rising = [("face", "7C", 130.0), ("face", "7C", 90.0), ("face", "7C", 40.0)]
+    readings = [("face", "7C", 150.0), ("face", "7C", 120.0), ("face", "7C", 95.0),
+                ("face", "7C", 140.0), ("face", "7C", 175.0),
+                *(rising if then == "rising" else [("passing", None)] * 2),
+                ("unknown", None), ("empty", None), ("empty", None)]
+    frames = [(np.array(i), kind != "empty") for i, (kind, *_) in enumerate(readings)]
     assert _track(ScriptedReader(readings), frames, trigger=trigger) == [
-        CardSeen("7C", False, 1), SlidBack("7C", 5)]
+        CardSeen("7C", False, 0)]
+
+
+def test_a_card_pushed_back_twice_in_one_passage_is_said_once_at_its_end():
+    readings = [("face", "7C", 150.0), ("face", "7C", 100.0), ("face", "7C", 150.0),
+                ("face", "7C", 100.0), ("face", "7C", 60.0), ("face", "7C", 110.0),
+                ("face", "7C", 170.0), ("empty", None), ("empty", None)]
+    frames = [(np.array(i), kind != "empty") for i, (kind, *_) in enumerate(readings)]
+    assert _track(ScriptedReader(readings), frames, trigger=True) == [
+        CardSeen("7C", False, 0), SlidBack("7C", 5)]
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_card_wiggled_in_the_window_then_drawn_out_is_read_once(
+        synth_deck, synth_reader, trigger):
+    """Real frames: drawn half way, pushed back most of the way with the sensor still
+    covered, then drawn out for good in one passage (stop 48's review, wiggle.py)."""
+    rng = np.random.default_rng(5)
+    out = list(card_frames(synth_deck, "7C", rng))
+    half = out[: len(out) // 2]
+    frames = [(window, True) for window, _ in half + half[::-1][:-2] + out[2:]]
+    empty = render_window(synth_deck, "EMPTY", rng=rng)
+    events = _track(synth_reader, [*frames, *[(empty, False)] * 3], trigger=trigger)
+    assert events == [CardSeen("7C", False, events[0].frame_index)]
 
 
 def test_a_leaving_card_whose_index_jitters_a_little_has_not_slid_back():
