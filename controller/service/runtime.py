@@ -246,7 +246,26 @@ class ShoeRuntime:
     def _submit(self, event: seen.ReadingEvent, evidence_at: float | None) -> None:
         # The evidence is the frame that decided the card (the second of the agreeing ones):
         # the frame-to-lamp latency is what the service adds to what the camera gave it.
-        self._hand_over(self.pipeline.submit(observation_of(event), evidence_at=evidence_at))
+        pulse = (self._pulse_at(evidence_at)
+                 if self.use_trigger and evidence_at is not None else None)
+        with self._link_lock:
+            # The card's own counter in the transaction of its reading: journaled only when
+            # the next card came, the last card read before a kill -9 was sent again at the
+            # start, a pulse with no frame of it, and halted the table as a card drawn while
+            # the service was down (a lab's trial, stop 48).
+            if (pulse is not None and pulse.boot == self._mcu_boot
+                    and pulse.counter > self._journaled_card):
+                self._link_state(pulse.counter, pulse.came_event)
+            ticket = self.pipeline.submit(observation_of(event), evidence_at=evidence_at)
+        self._hand_over(ticket)
+
+    def _pulse_at(self, at: float) -> _Pulse | None:
+        """The card's pulse of the sensor a frame grabbed at `at` belongs to: the latest to
+        come before it (the frame that ends a passage comes just after its pulse went)."""
+        with self._sensor_lock:
+            came = [pulse for pulse in (*self._pulses, self._last_pulse)
+                    if pulse is not None and pulse.came <= at]
+        return max(came, key=lambda pulse: pulse.came, default=None)
 
     def _hand_over(self, ticket: int) -> None:
         """The lamps before the passage's next frame is read: read beside the table thread,

@@ -315,6 +315,31 @@ def test_a_clean_stop_journals_the_last_card_decided_so_it_is_not_sent_again():
     assert written == [before]
 
 
+def test_a_card_read_is_journaled_with_its_own_counter_so_a_restart_is_not_sent_it_again():
+    """A lab's trial (stop 48): after a kill -9 of `sabot run`, the start halted on "1
+    card(s) passed the sensor with no camera frame of them" for the last card read: its
+    counter was journaled only when the next card came, so the shoe sent it again."""
+    pipeline = Collect()
+    now = [1.0]
+    runtime = ShoeRuntime(pipeline, EchoTracker(), ScriptedCamera([]), clock=lambda: now[0],
+                          on_link_state=lambda body: pipeline.steps.append(("link", body)))
+    runtime.on_link_event(link.LinkUp("emu", 7, 0))
+    runtime.on_link_event(link.CardPresent(5, 11))
+    now[0] = 1.2
+    runtime.on_link_event(link.CardGone(5, 12))
+    runtime.on_link_event(link.CardPresent(6, 13))  # the next card came before the reading
+    runtime.on_frame(frame(0, 1.05, bright=True))  # grabbed within card 5's pulse
+    assert [step for step in pipeline.steps if step[0] != "wait_for"] == [
+        ("link", {"boot_id": 7, "card_counter": 4, "event": 10}),  # card 5 came
+        ("link", {"boot_id": 7, "card_counter": 5, "event": 12}),  # card 6 came: 5 went
+        ("submit", 1)]  # card 5's reading; its counter already journaled as the card before
+    runtime.on_frame(frame(1, 1.25, bright=True))  # card 6's, just after it came
+    assert [step for step in pipeline.steps if step[0] != "wait_for"][-2:] == [
+        ("link", {"boot_id": 7, "card_counter": 6, "event": 13}), ("submit", 2)]
+    runtime.on_frame(frame(2, 1.3, bright=True))  # a second event of the same card
+    assert [step for step in pipeline.steps if step[0] != "wait_for"][-1] == ("submit", 3)
+
+
 def test_buttons_and_missed_cards():
     pipeline = Collect()
     runtime = ShoeRuntime(pipeline, EchoTracker(), ScriptedCamera([]))
