@@ -316,14 +316,16 @@ class ShoeRuntime:
                 self.on_button(event.name)
         elif isinstance(event, link.LidChanged):
             self._link_state(self._journaled_card, event.mcu_event, lid=event.open)
-            self._on_status(f"shoe lid {'opened' if event.open else 'closed'}")
+            log.info("shoe lid %s", "opened" if event.open else "closed")
         elif isinstance(event, link.LinkUp):
             self.link_up = self._link_was_up = True
             with self._link_lock:
                 if self._mcu_boot is not None and event.boot_id != self._mcu_boot:
                     self._forget_pulses()  # another boot: its counters are not these
                 self._mcu_boot = event.boot_id
-            self._on_status(f"link up: firmware {event.firmware}, boot {event.boot_id:#x}")
+            # News, not a warning (`on_status` is the service's warnings: the log said
+            # "level=WARNING ... link up" at every start, an operator's trial).
+            log.info("link up: firmware %s, boot %#x", event.firmware, event.boot_id)
         elif isinstance(event, link.LinkDown):
             self.link_up = False
             self._set_sensor(None)  # no sensor: fall back to image evidence

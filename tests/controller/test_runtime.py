@@ -595,3 +595,17 @@ def test_a_link_record_never_takes_the_event_number_back_nor_crosses_a_boot():
     runtime._say_unseen([old])
     assert len(written) == before  # not written under boot 8
     assert "card counter 21" in pipeline.submitted[-1][0].reason  # but said
+
+
+def test_the_link_coming_up_is_news_and_a_restarted_microcontroller_a_warning(caplog):
+    """An operator's trial: every start logged "level=WARNING ... link up"."""
+    warnings = []
+    runtime = ShoeRuntime(Collect(), EchoTracker(), ScriptedCamera([]),
+                          on_status=warnings.append)
+    with caplog.at_level(logging.INFO, logger="controller.service.runtime"):
+        runtime.on_link_event(link.LinkUp("emu 1.0", 0xAB, 0))
+        runtime.on_link_event(link.LidChanged(True, 2))
+        runtime.on_link_event(link.McuReset(0xAB, 0xCD))
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("INFO", "link up: firmware emu 1.0, boot 0xab"), ("INFO", "shoe lid opened")]
+    assert warnings == ["shoe microcontroller restarted"]
