@@ -22,8 +22,8 @@ the frames that read the card. A passage that ends undecided is Unreadable.
 A card only moves up the window as it leaves the shoe. When the decided card's index is
 seen SLID_BACK rows lower than its highest place in the passage, the card is going back
 into the shoe (drawn half way and pushed back). If its index is then seen rising SLID_BACK
-rows again, or its body passing with the index above the window, it was drawn out after
-all in the same passage: one card, read once, and nothing more is said. If the passage
+rows again, or rising and then its body passing with the index above the window, it was
+drawn out after all in the same passage: one card, read once, and nothing more is said. If the passage
 ends without that, the card went back for good: SlidBack when the passage ends, so that
 the table keeps the card where it was dealt and does not count it again when it is drawn.
 (Reported as soon as it slid, a card pushed back a little and then drawn out halted the
@@ -95,6 +95,7 @@ class _Passage:
     # below its highest place (None while it is not), and its lowest row since.
     slid_at: int | None = None
     lowest: float = 0.0
+    rising: bool = False  # its index last seen RISING rows above its lowest since it slid
     over_given: bool = False  # the shoe has an over view: frames of it came with this card
 
 
@@ -102,6 +103,9 @@ class _Passage:
 # have moved back: a card leaving moves it up by 20-40 rows a frame, registration jitters by
 # a few.
 SLID_BACK = 40
+# Rows the index must be seen above its lowest place since it slid for its body passing
+# next to say the card was drawn out after all: more than registration's jitter.
+RISING = 15
 
 
 SPARSE_STEP = 16  # every this many rows and columns: where two frames are compared first
@@ -131,10 +135,11 @@ def _follow_index(passage: _Passage, label: str, at: float, frame: int) -> None:
         return
     if passage.slid_at is None:
         if at >= top + SLID_BACK:
-            passage.slid_at, passage.lowest = frame, at
-    elif at > passage.lowest:
-        passage.lowest = at
-    elif at <= passage.lowest - SLID_BACK:
+            passage.slid_at, passage.lowest, passage.rising = frame, at, False
+        return
+    passage.lowest = max(passage.lowest, at)
+    passage.rising = at <= passage.lowest - RISING
+    if at <= passage.lowest - SLID_BACK:
         passage.slid_at = None
 
 
@@ -238,8 +243,12 @@ class Tracker:
         if label.startswith("face:"):
             passage.faces[label] = passage.faces.get(label, 0) + 1
             _follow_index(passage, label, reading.at, index)
-        elif reading.looks == PASSING:
-            passage.slid_at = None  # its body passing: the index went up, out of the window
+        elif reading.looks == PASSING and passage.rising:
+            # Its body passing after its index was seen rising: drawn out after all. Not
+            # on its own: a card going back below the window shows its top edge as a body
+            # passing too, and forgetting the slide there missed one pushed back card in ten
+            # (a review, stop 49; counted twice without a word).
+            passage.slid_at = None
         # When the under view reads a face, that face is down and the over view sees a back:
         # reading it too would double the cost of every frame that decides a card. So too
         # where it sees a face's side without its index (a body passing, a face with nothing

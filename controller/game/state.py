@@ -49,6 +49,7 @@ class TableState:
     # A card pushed back into the shoe after it was read (SlidBack): it stays where it was
     # dealt (`pushed_back_to` says where), and its next reading is not counted again.
     last_read: str | None = None  # the card of the last reading, if a card was last out
+    last_read_place: str = ""  # its place, when it is known apart from where cards went
     pushed_back: str | None = None
     pushed_back_to: str = ""
 

@@ -12,6 +12,7 @@ from controller.errors import InputError
 from controller.game import observations as obs
 from controller.game.cards import CARDS_PER_DECK, burn_value, hand_total, is_pair, parse_card
 from controller.game.lamps import lamps
+from controller.game.places import place_now, place_of_last_card
 from controller.game.state import BETWEEN, BURN, ENDED, ROUND, TableState
 from controller.game.tableau import INITIAL_CARDS, PLAYER, initial_hand, is_natural, result
 
@@ -77,7 +78,7 @@ class Table:
         if card == s.pushed_back:
             self._drawn_again(card, o.face_up)
             return
-        s.last_read = card
+        s.last_read, s.last_read_place = card, ""
         seen = s.counts[card] = s.counts[card] + 1
         if seen <= s.decks:
             s.cards_drawn += 1  # a foreign copy beyond the decks does not empty the shoe
@@ -85,11 +86,13 @@ class Table:
             article = "an" if s.decks in (8, 11) else "a"
             self._fault(f"{card} seen {seen} times in {article} {s.decks}-deck shoe", card)
         elif s.pushed_back:
-            # The card pushed back is the first in the shoe: another before it was not
-            # where the table thought, or the pushed-back card was taken out by hand.
-            self._fault(f"{card} drawn while {s.pushed_back}, pushed back into the shoe, was "
-                        f"the card to come: set {card} aside and check the shoe "
-                        f"({s.pushed_back} is still not counted again when it is drawn)", card)
+            # The card pushed back is the first in the shoe: another before it means it was
+            # taken out by hand, or never went back. Awaited still, every card after it
+            # would be set aside, and a later copy of it swallowed (a review, stop 49).
+            awaited, s.pushed_back = s.pushed_back, None
+            self._fault(f"{card} drawn while {awaited}, pushed back into the shoe, was the "
+                        f"card to come: set {card} aside and check the shoe; {awaited} is "
+                        "awaited no longer (read again, it is counted as a card drawn)", card)
         elif s.faults:  # halted
             self._fault(f"{card} drawn while the table is halted", card)
         elif s.phase == ENDED and s.counting:
@@ -115,7 +118,8 @@ class Table:
             card, s.pushed_back = s.pushed_back, None
             self._fault(f"unreadable card ({o.reason}) while {card}, pushed back into the "
                         f"shoe, was the card to come: taken for {card} and not counted "
-                        f"again; check that it is {card}, whose place is {s.pushed_back_to}")
+                        f"again; check that it is {card}, whose place is "
+                        f"{place_now(s, card, s.pushed_back_to)}")
             return
         if o.reason == JOKER:
             # Not one of the shoe's cards (a deck of the game has 52): like a foreign copy
@@ -142,35 +146,24 @@ class Table:
             self._fault(f"{card} reported pushed back into the shoe, but {last}: check the "
                         "shoe and the hands")
             return
-        s.pushed_back, s.pushed_back_to, s.last_read = card, self._place_of(), None
+        s.pushed_back, s.last_read = card, None
+        s.pushed_back_to = s.last_read_place or place_of_last_card(s)
         self._fault(f"{card} went back into the shoe after it was read (drawn half way and "
                     f"pushed back): it stays where it was dealt ({s.pushed_back_to}) and is "
                     "not counted again when it is drawn; acknowledge, then draw it")
 
-    def _place_of(self) -> str:
-        """Where the card last read went, in the words of a fault."""
-        s = self.state
-        where = s.last_drawn_to
-        if where == "round":
-            hand = s.last_hand.capitalize()
-            if s.phase == ROUND:
-                return f"in the {hand} hand of round {s.round_number}"
-            return f"in the {hand} hand of round {s.rounds}, which is complete"
-        return {"burn": "with the burn cards", "held": "held for the next round",
-                "set_aside": "set aside", "counted_out": "with the cards counted out"}.get(
-                    where or "", "where the table put it")
-
     def _drawn_again(self, card: str, face_up: bool) -> None:
         """The card pushed back, drawn again: counted once already."""
         s = self.state
-        s.pushed_back, s.last_read = None, card
+        place = place_now(s, card, s.pushed_back_to)
+        s.pushed_back, s.last_read, s.last_read_place = None, card, place
         if face_up:
             self._fault(f"{card} came out face up after it was pushed back into the shoe: "
                         f"taken for the same card and not counted again; check it: its place is "
-                        f"{s.pushed_back_to}")
+                        f"{place}")
         else:
             self._notice(f"{card} drawn again after it was pushed back into the shoe: not "
-                         f"counted again; its place is {s.pushed_back_to}", card=card)
+                         f"counted again; its place is {place}", card=card)
 
     def _on_cut(self, _: obs.Cut) -> None:
         s = self.state

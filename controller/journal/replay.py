@@ -10,6 +10,7 @@ from controller.game.observations import (
     Card,
     EquipmentFault,
     Observation,
+    SlidBack,
     Unreadable,
     observation_from_dict,
 )
@@ -190,3 +191,11 @@ def check_journal_continues(path: str, planned: list[Observation], *,
                 except (ValueError, TypeError) as error:
                     raise JournalError(f"{path}: record {record.seq}: {error}") from None
     check_same_input(path, journaled, planned, camera=camera)
+    steps = len(input_steps(journaled))
+    if camera and steps < len(planned) and isinstance(planned[steps], SlidBack):
+        # The card's passage was journaled, its going back was not: a camera cannot be
+        # shown a card going back that was drawn before the interruption.
+        token = format_script([planned[steps]]).strip()
+        raise JournalError(f"{path}: the journal ends between {token[1:]} and its {token}: a "
+                           "simulated shoe cannot push back a card drawn before it was "
+                           "interrupted; resume it with `sabot deal`, or start a new journal")

@@ -23,7 +23,7 @@ import numpy as np
 from contract import JOKER
 from controller.errors import SabotError
 from controller.game import observations as obs
-from controller.game.script import pushed_back
+from controller.game.script import format_script, pushed_back
 from controller.service.pipeline import Pipeline
 from controller.service.runtime import BUTTON_OBSERVATIONS, ShoeRuntime
 from controller.sim.renderer import CardRenderer
@@ -141,8 +141,11 @@ class Dealer:
             self._pass_card(frames)
         self._expected += 1
         if not self.pipeline.wait_for(self._expected, self.timing.timeout):
-            raise SimulationError(f"step {step} ({observation}) produced no observation "
-                                  f"within {self.timing.timeout:.0f} s")
+            raise SimulationError(f"step {step} ({format_script([observation]).strip()}) "
+                                  "produced no observation within "
+                                  f"{self.timing.timeout:.0f} s"
+                                  + (": the camera did not see the card go back into the "
+                                     "shoe" if isinstance(observation, obs.SlidBack) else ""))
         if self.pipeline.error is not None:
             raise self.pipeline.error
         if self.timing.speed > 0:
