@@ -23,9 +23,10 @@ A card only moves up the window as it leaves the shoe. When the decided card's i
 seen SLID_BACK rows lower than its highest place in the passage, the card is going back
 into the shoe (drawn half way and pushed back). If its index is then seen rising SLID_BACK
 rows again, or rising and then its body passing with the index above the window, it was
-drawn out after all in the same passage: one card, read once, and nothing more is said. If the passage
-ends without that, the card went back for good: SlidBack when the passage ends, so that
-the table keeps the card where it was dealt and does not count it again when it is drawn.
+drawn out after all in the same passage: one card, read once, and nothing more is said.
+If the passage ends without that, the card went back for good: SlidBack when the passage
+ends, so that the table keeps the card where it was dealt and does not count it again when
+it is drawn.
 (Reported as soon as it slid, a card pushed back a little and then drawn out halted the
 table for nothing.) Without the sensor, the same card drawn again with no empty frame
 between looks like a card pushed back and drawn out again: one card.
