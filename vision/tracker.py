@@ -26,10 +26,9 @@ rows again, or rising and then its body passing with the index above the window,
 drawn out after all in the same passage: one card, read once, and nothing more is said.
 If the passage ends without that, the card went back for good: SlidBack when the passage
 ends, so that the table keeps the card where it was dealt and does not count it again when
-it is drawn.
-(Reported as soon as it slid, a card pushed back a little and then drawn out halted the
-table for nothing.) Without the sensor, the same card drawn again with no empty frame
-between looks like a card pushed back and drawn out again: one card.
+it is drawn. (Reported as soon as it slid, a card pushed back a little and then drawn out
+halted the table for nothing.) Without the sensor, the same card drawn again with no empty
+frame between looks like a card pushed back and drawn out again: one card.
 
 A frame that is the very image of the one before (a camera frozen on one picture: a live
 sensor's noise never repeats) is no new evidence: it counts towards no decision, so a camera
