@@ -17,9 +17,10 @@ class EventPrinter:
     when it ends (a new shoe's rounds are not counted with the last one's); what is left
     when the input ends is summed up by `close`."""
 
-    def __init__(self, as_json: bool, *, flush: bool = False):
+    def __init__(self, as_json: bool, *, flush: bool = False, sums: bool = True):
         self.as_json = as_json
         self.flush = flush  # each event at once (`replay --follow` into a pipe)
+        self.sums = sums  # each shoe summed up (not for one round of it: `replay --round`)
         self.rounds: list[dict] = []  # of the shoe being dealt
         self._summed = False
         self._heard = False  # any event at all (`replay --shoe N` of a shoe not there: none)
@@ -47,7 +48,8 @@ class EventPrinter:
             self._sum_up()
 
     def _sum_up(self) -> None:
-        print(summary(self.rounds))
+        if self.sums:
+            print(summary(self.rounds))
         self.rounds, self._summed = [], True
 
     def close(self) -> None:

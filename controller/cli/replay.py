@@ -32,6 +32,9 @@ def register(subparsers) -> None:
                         help="keep printing events as they are journaled (Ctrl-C ends)")
     parser.add_argument("--shoe", type=number(int, 1), metavar="N",
                         help="only shoe N of the journal (1 is its first)")
+    parser.add_argument("--round", type=number(int, 1), metavar="N",
+                        help="only round N (of each shoe shown; with --shoe, of that one): "
+                        "its cards, result, faults and what came between them")
     parser.add_argument("--times", action="store_true",
                         help="each event with the time it was journaled (UTC; a \"time\" key "
                         "with --json, which is then no longer `sabot deal --json`'s line)")
@@ -46,17 +49,29 @@ def run(args) -> int:
             failed = True
             print(f"warning: {args.journal} fails verification ({verdict.message}): what "
                   "follows is what it holds, which may not be what happened", file=sys.stderr)
-    printer = EventPrinter(args.json, flush=args.follow)
+    printer = EventPrinter(args.json, flush=args.follow, sums=args.round is None)
     records = follow(args.journal, poll=0.2, forever=args.follow)
     order: DealOrder | None = None
     shoe, at = 0, None  # the shoe the records are of (the meta record starts the first)
     ran_dry = False  # the shoe asked for ran out of cards in a round (`deal` exits 3)
 
+    in_round = False  # within the round asked for (`--round`)
+    rounds_found: set[int] = set()  # the shoes in which it was found
+
     def show(event: dict) -> None:
-        nonlocal ran_dry
-        if args.shoe is None or shoe == args.shoe:
-            ran_dry |= event.get("event") == "shoe_exhausted"
-            printer(_stamped(event, at) if args.times else event)
+        nonlocal ran_dry, in_round
+        if args.shoe is not None and shoe != args.shoe:
+            return
+        if args.round is not None and event.get("event") != "new_shoe":
+            # A round's events name it; those between them (acknowledgements, notices,
+            # lamps) go with the round they come in.
+            if event.get("event") != "input_end" and "round" in event:
+                in_round = event["round"] == args.round
+            if not in_round:
+                return
+            rounds_found.add(shoe)
+        ran_dry |= event.get("event") == "shoe_exhausted"
+        printer(_stamped(event, at) if args.times else event)
 
     try:
         for record in records:
@@ -72,7 +87,7 @@ def run(args) -> int:
                 order.observed(record.body)
             elif record.kind == "event":
                 if record.body.get("event") == "new_shoe":
-                    shoe = record.body.get("shoe", shoe + 1)
+                    shoe, in_round = record.body.get("shoe", shoe + 1), False
                     if args.shoe is not None and shoe > args.shoe:
                         break  # the shoe asked for has ended (`--follow` would wait on)
                 show(record.body if order is None else order.event(record.body))
@@ -86,6 +101,11 @@ def run(args) -> int:
             show(end)
     finally:
         printer.close()
+    if args.round is not None and not rounds_found and shoe >= (args.shoe or 1):
+        which = f"shoe {args.shoe}" if args.shoe is not None else "any shoe"
+        print(f"sabot replay: {args.journal}: no round {args.round} in {which} of the "
+              "journal", file=sys.stderr)
+        return 2
     if args.shoe is not None and args.shoe > shoe:
         print(f"sabot replay: {args.journal}: no shoe {args.shoe}: the journal holds "
               f"{'no shoe' if shoe == 0 else f'shoes 1-{shoe}' if shoe > 1 else 'shoe 1'}",

@@ -564,3 +564,22 @@ def test_a_journal_may_be_begun_in_an_empty_file(tmp_path, capsys):
     script.write_text("AS 2C 9H 8D 9C 8S\n")
     assert main(["deal", str(script), "--journal", str(path)]) == 0
     assert verify(str(path)).ok
+
+
+def test_replay_of_one_round_prints_its_cards_result_and_what_came_between(tmp_path, capsys):
+    """A surveillance officer's question is about one round of one shoe."""
+    path = tmp_path / "j.db"
+    _two_shoes(path)
+    assert main(["replay", str(path), "--shoe", "1", "--round", "2", "--json"]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert events[0]["event"] == "new_shoe"
+    assert {e.get("round") for e in events[1:]} <= {2, None}
+    (done,) = [e for e in events if e["event"] == "round"]
+    cards = [e["card"] for e in events if e["event"] == "card"]
+    assert done["round"] == 2 and sorted(cards) == sorted(done["player"] + done["banker"])
+    assert main(["replay", str(path), "--round", "2"]) == 3  # shoe 2 ends in its round 2
+    out = capsys.readouterr().out
+    assert "round   2" in out and "the journal ends in the middle of round 2" in out
+    assert "rounds: banker" not in out  # no shoe's summary for one round of it
+    assert main(["replay", str(path), "--shoe", "2", "--round", "5"]) == 2
+    assert "no round 5 in shoe 2 of the journal" in capsys.readouterr().err
