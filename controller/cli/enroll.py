@@ -224,11 +224,40 @@ def _enrol(args, samples_dir: str, start: float) -> int:
         from vision.sheet import write_sheet  # noqa: PLC0415 - only when asked for
 
         print(f"sheet -> {write_sheet(result, args.sheet)}", file=sys.stderr)
+    for line in _verdict(result, kinds, args):
+        print(line, file=sys.stderr)
+    return 0
+
+
+def _verdict(result, kinds: list[str], args) -> list[str]:
+    """The enrolment in an operator's words: what the profile does, then what is left to
+    do (the lines above are the engineer's)."""
+    p = result.profile
+    # Calibrated so: none of the held-back views is read as another card (`held_wrong`
+    # counts those nearest another card before the thresholds, which left them unread).
+    lines = [f"result: the profile read {p.held_accepted:.1%} of {p.held_views} test views of "
+             "the cards, none as another card; a card it cannot read halts the table, it "
+             "never guesses"]
+    todo = []
+    if "cut" not in kinds:
+        todo.append("add a picture of the shoe's cut card (cut.png): without it the table "
+                    "halts at every shoe's cut card")
+    if NO_EMPTY_NOTE in result.notes:
+        todo.append("add a picture of the empty window (empty.png), if the camera sees "
+                    "anything but a dark shoe with no card")
+    # As the lines above show them (99.0% is not "fewer than 99%").
+    low = [SURFACE_PLURALS[kind] for kind, share in result.surfaces_read.items()
+           if round(share, 3) < 0.99]
+    if round(p.held_accepted, 3) < 0.99 or low:
+        what = " and ".join((["the cards"] if round(p.held_accepted, 3) < 0.99 else []) + low)
+        todo.append(f"fewer than 99% of the test views of {what} were read: look at the "
+                    "sheet, then take the samples again or set the window with `sabot "
+                    "calibrate`")
     # Enrolment learns each sample as the card its name (or the order) says: it cannot tell
     # a name that is wrong, and the reader then reads that card so, with confidence (an
     # operator's trial: hearts and diamonds swapped in the order, exit 0).
     where = f"on the sheet ({args.sheet})" if args.sheet else "with --sheet PNG"
     source = "the order names" if args.recording else "its file is named"
-    print(f"check {where} that each sample shows the card {source}: one named wrong is "
-          "learned as that card, and read as it", file=sys.stderr)
-    return 0
+    todo.append(f"check {where} that each sample shows the card {source}: one named wrong "
+                "is learned as that card, and read as it")
+    return lines + ["to do:"] + [f"  - {item}" for item in todo]

@@ -186,6 +186,8 @@ def test_enroll_skips_other_names_and_jokers_and_notes_a_missing_cut_card(sample
     assert "note: joker_1.png: a joker, not a card of the shoe" in err
     assert ("note: no cut*.png sample: a cut card will read as unknown, which halts the table "
             "at every shoe's cut card: add a picture of the shoe's cut card") in err
+    assert ("to do:\n  - add a picture of the shoe's cut card (cut.png): without it the table "
+            "halts at every shoe's cut card") in err
     assert "no empty*.png" not in err  # the operator's samples show the empty window
     assert (tmp_path / "p.npz").exists()
 
@@ -199,9 +201,15 @@ def test_enroll_from_whole_faces_draws_a_sheet_and_reports_the_calibration(
     assert "enrolled 52 cards and back, cut, empty" in err
     assert "held-back views:" in err and "margin found" in err
     # A sample named wrong cannot be told: the operator is asked to look (stop 48's trial).
-    assert err.rstrip().endswith(f"check on the sheet ({sheet}) that each sample shows the "
-                                 "card its file is named: one named wrong is learned as that "
-                                 "card, and read as it")
+    assert err.rstrip().endswith(f"  - check on the sheet ({sheet}) that each sample shows "
+                                 "the card its file is named: one named wrong is learned as "
+                                 "that card, and read as it")
+    # Then in an operator's words: what the profile does, and what is left to do (stop 48's
+    # trial: the lines were written for engineers).
+    assert re.search(r"\nresult: the profile read \d+\.\d% of \d+ test views of the cards, "
+                     r"none as another card; a card it cannot read halts the table, it never "
+                     r"guesses\nto do:\n", err)
+    assert "add a picture of the shoe's cut card" not in err.split("to do:")[1]
     # Which cards were learned again, taken for one another in held-back views (or none).
     assert re.search(r"learned again from 3 times the views: \d+ cards held-back views took "
                      r"for one another \(([2-9AJQK]|10)[CDHS]( ([2-9AJQK]|10)[CDHS])*\)"
