@@ -188,3 +188,31 @@ def test_a_simulation_cannot_resume_a_journal_that_ends_between_a_card_and_its_p
     with pytest.raises(JournalError, match="ends between 3D and its <3D"):
         check_journal_continues(str(journal), planned, camera=True)
     check_journal_continues(str(journal), planned)  # `deal` takes it
+
+
+class _Camera:
+    """What the emulated shoe's dealer shows its camera."""
+
+    def __init__(self):
+        self.shown = []
+
+    def deal(self, code, *, face_up=False, pulled_back=False):
+        self.shown.append(("<" if pulled_back else "^" if face_up else "") + code)
+
+    def press(self, button):
+        self.shown.append(button)
+
+
+def test_the_emulated_shoes_dealer_pushes_back_a_card_in_deals_language():
+    """`emulate-shoe --camera`: `deal 7C <7C` as `pullback 7C`, in its order too."""
+    from controller.sim.camera_dealer import CameraDealer
+
+    camera = _Camera()
+    dealer = CameraDealer(camera, [s.observation for s in parse_script("2H <2H ACK 2H 3D")])
+    dealer.deal("7C <7C NMB 7C")
+    assert camera.shown == ["<7C", "no_more_bets", "7C"]
+    while dealer.deal_next() is not None:
+        pass  # the order: the card and its `<` are one passage
+    assert camera.shown[3:] == ["<2H", "acknowledge", "2H", "3D"]
+    with pytest.raises(InputError, match="token '<9S'"):
+        dealer.deal("8S <9S")
