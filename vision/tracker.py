@@ -101,8 +101,10 @@ class _Passage:
 
 # Rows the index of the decided card must be seen below its highest place in the passage to
 # have moved back: a card leaving moves it up by 20-40 rows a frame, registration jitters by
-# a few.
-SLID_BACK = 40
+# a few (at most 3 in sixty passages of 120 frames). 40 until stop 49: a card drawn until
+# its index had risen 20-35 rows and pushed back was seen 26-34 rows lower, not caught, and
+# counted twice (a review, stop 49).
+SLID_BACK = 20
 # Rows the index must be seen above its lowest place since it slid for its body passing
 # next to say the card was drawn out after all: more than registration's jitter.
 RISING = 15

@@ -256,10 +256,10 @@ def test_a_camera_frozen_on_the_card_before_does_not_read_that_card_again(
 def test_a_card_whose_index_comes_back_down_the_window_slid_back_into_the_shoe(trigger):
     """Issue 12: a card drawn half way and pushed back into the shoe was read, then read
     again when it was drawn out: counted twice without a word. A leaving card's index only
-    moves up the window (its row falls); seen 40 rows lower again, the card is going back,
+    moves up the window (its row falls); seen 20 rows lower again, the card is going back,
     and its passage ending so, it went back: said when the passage ends, not before."""
     readings = [("unknown", None), ("face", "7C", 150.0), ("face", "7C", 120.0),
-                ("face", "7C", 95.0), ("face", "7C", 118.0), ("face", "7C", 140.0),
+                ("face", "7C", 95.0), ("face", "7C", 112.0), ("face", "7C", 140.0),
                 ("face", "7C", 160.0), ("unknown", None), ("empty", None), ("empty", None)]
     frames = [(np.array(i), kind != "empty") for i, (kind, *_) in enumerate(readings)]
     tracker = Tracker(ScriptedReader(readings))
@@ -300,6 +300,26 @@ def test_a_card_going_back_whose_top_edge_looks_like_a_body_passing_still_went_b
         CardSeen("7C", False, 0), SlidBack("7C", 3)]
 
 
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_card_drawn_a_little_then_pushed_back_is_caught(synth_deck, synth_reader, trigger):
+    """A review (stop 49): drawn until its index had risen 20-35 rows, then pushed back, a
+    card was read once, seen 26-34 rows lower (SLID_BACK was 40), and counted twice when
+    drawn again. Rendered at 28 rows a frame, as a dealer's hand draws it."""
+    from dataclasses import replace
+
+    from vision.geometry import WINDOW_H, WINDOW_SIZE
+    from vision.synth import PASSAGE_SEVERITY
+
+    rng = np.random.default_rng(3)
+    look = replace(random_perturbation(rng, PASSAGE_SEVERITY), size=WINDOW_SIZE)
+    travels = [210, 182, 154, 126, 98, 70, 42, 30, 58, 86, 114, 142, 170, 198, 215]
+    frames = [(render_window(synth_deck, "7C", look, travel=t, rng=rng), t < WINDOW_H + 5)
+              for t in travels]
+    empty = render_window(synth_deck, "EMPTY", rng=rng)
+    events = _track(synth_reader, [*frames, *[(empty, False)] * 3], trigger=trigger)
+    assert [type(e).__name__ for e in events] == ["CardSeen", "SlidBack"]
+
+
 def test_a_card_pushed_back_twice_in_one_passage_is_said_once_at_its_end():
     readings = [("face", "7C", 150.0), ("face", "7C", 100.0), ("face", "7C", 150.0),
                 ("face", "7C", 100.0), ("face", "7C", 60.0), ("face", "7C", 110.0),
@@ -324,8 +344,10 @@ def test_a_card_wiggled_in_the_window_then_drawn_out_is_read_once(
 
 
 def test_a_leaving_card_whose_index_jitters_a_little_has_not_slid_back():
+    """Registration jitters by a few rows (at most 3 in slow passages of the built-in
+    design); 19 is still no slide (SLID_BACK, 20)."""
     readings = [("face", "7C", 150.0), ("face", "7C", 120.0), ("face", "7C", 126.0),
-                ("face", "7C", 90.0), ("face", "7C", 118.0), ("unknown", None)]
+                ("face", "7C", 90.0), ("face", "7C", 109.0), ("unknown", None)]
     frames = [(np.array(i), True) for i in range(len(readings))]
     assert _track(ScriptedReader(readings), frames, trigger=True) == [CardSeen("7C", False, 0)]
 
