@@ -110,7 +110,7 @@ def write_recorded_samples(recording: Recording, items: list[Item], out: Path,
             f"{recording.directory}: {len(found)} card passages found (told by {told}), but "
             f"the order has {len(items)} items: the recording must show exactly the order, "
             "one card at a time (write JOKER for a joker that went through, ^ before a card "
-            "dealt face up, CUT for the cutting card)")
+            f"dealt face up, CUT for the cutting card); {_suspects(found, len(items))}")
     out.mkdir(parents=True, exist_ok=True)
     for item, passage in zip(items, found, strict=True):
         try:
@@ -145,6 +145,24 @@ def _window(file: Path, window: tuple[int, int, int, int] | None):
                              f"frame ({frame.shape[1]} x {frame.shape[0]})")
         frame = crop_window(frame, window)
     return to_window(frame, averaged=True)
+
+
+SUSPECTS = 3  # passages a count that is wrong names, beyond the difference
+
+
+def _suspects(found: list[range], items: int) -> str:
+    """Where to look when the passages are more or fewer than the order's items: the
+    shortest passages (a card seen as two, a flicker), or the longest (two cards seen as
+    one), by their frames (an operator's trial, stop 48: 57 passages for 55 cards, and no
+    frame named)."""
+    if not found:
+        return "no frame shows a card"
+    more = len(found) > items
+    named = sorted(found, key=len, reverse=not more)[:abs(len(found) - items) + SUSPECTS]
+    listed = ", ".join(f"{r.start}-{r.stop - 1} ({len(r)} frames)"
+                       for r in sorted(named, key=lambda r: r.start))
+    return (f"the {'shortest' if more else 'longest'} passages, by frame: {listed} (a card "
+            f"{'seen as two, or a flicker' if more else 'and the next seen as one'}?)")
 
 
 def _empty_frames(windows: list, found: list[range]) -> list[int]:

@@ -4,6 +4,7 @@ the shoe, as a real shoe learns one (issue 8)."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -161,7 +162,21 @@ def test_a_recording_that_does_not_match_the_order_says_both_counts(recording, t
     assert status == 2
     err = capsys.readouterr().err
     assert "54 card passages found (told by the card sensor), but the order has 53 items" in err
+    # Where to look: the shortest passages by their frames (an operator's trial, stop 48).
+    assert re.search(r"the shortest passages, by frame: \d+-\d+ \(\d+ frames\)"
+                     r"(, \d+-\d+ \(\d+ frames\)){3} \(a card seen as two, or a flicker\?\)",
+                     err)
     assert not (tmp_path / "p.npz").exists()
+
+
+def test_fewer_passages_than_the_order_name_the_longest():
+    from controller.service.enrol_recording import _suspects
+
+    found = [range(0, 10), range(12, 40), range(45, 55)]
+    assert _suspects(found, 4) == ("the longest passages, by frame: 0-9 (10 frames), 12-39 "
+                                   "(28 frames), 45-54 (10 frames) (a card and the next seen "
+                                   "as one?)")
+    assert _suspects([], 2) == "no frame shows a card"
 
 
 def test_a_window_past_the_frame_is_named(recording, tmp_path, capsys):
