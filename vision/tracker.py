@@ -22,13 +22,14 @@ the frames that read the card. A passage that ends undecided is Unreadable.
 A card only moves up the window as it leaves the shoe. When the decided card's index is
 seen SLID_BACK rows lower than its highest place in the passage, the card is going back
 into the shoe (drawn half way and pushed back). If its index is then seen rising SLID_BACK
-rows again, or rising and then its body passing with the index above the window, it was
-drawn out after all in the same passage: one card, read once, and nothing more is said.
-If the passage ends without that, the card went back for good: SlidBack when the passage
-ends, so that the table keeps the card where it was dealt and does not count it again when
-it is drawn. (Reported as soon as it slid, a card pushed back a little and then drawn out
-halted the table for nothing.) Without the sensor, the same card drawn again with no empty
-frame between looks like a card pushed back and drawn out again: one card.
+rows again, or its body passing with the index above the window (after the index was
+seen rising, or for PASSING_OUT frames), it was drawn out after all in the same passage:
+one card, read once, and nothing more is said. If the passage ends without that, the card
+went back for good: SlidBack when the passage ends, so that the table keeps the card where
+it was dealt and does not count it again when it is drawn. (Reported as soon as it slid, a
+card pushed back a little and then drawn out halted the table for nothing.) Without the
+sensor, the same card drawn again with no empty frame between looks like a card pushed
+back and drawn out again: one card.
 
 A frame that is the very image of the one before (a camera frozen on one picture: a live
 sensor's noise never repeats) is no new evidence: it counts towards no decision, so a camera
@@ -96,6 +97,7 @@ class _Passage:
     slid_at: int | None = None
     lowest: float = 0.0
     rising: bool = False  # its index last seen RISING rows above its lowest since it slid
+    passing: int = 0  # frames of a body passing since it slid
     over_given: bool = False  # the shoe has an over view: frames of it came with this card
 
 
@@ -108,6 +110,8 @@ SLID_BACK = 20
 # Rows the index must be seen above its lowest place since it slid for its body passing
 # next to say the card was drawn out after all: more than registration's jitter.
 RISING = 15
+# Frames of a body passing after the slide that say the card went on out (see `_observe`).
+PASSING_OUT = 3
 
 
 SPARSE_STEP = 16  # every this many rows and columns: where two frames are compared first
@@ -137,7 +141,8 @@ def _follow_index(passage: _Passage, label: str, at: float, frame: int) -> None:
         return
     if passage.slid_at is None:
         if at >= top + SLID_BACK:
-            passage.slid_at, passage.lowest, passage.rising = frame, at, False
+            passage.slid_at, passage.lowest, passage.rising, passage.passing = (
+                frame, at, False, 0)
         return
     passage.lowest = max(passage.lowest, at)
     passage.rising = at <= passage.lowest - RISING
@@ -245,12 +250,17 @@ class Tracker:
         if label.startswith("face:"):
             passage.faces[label] = passage.faces.get(label, 0) + 1
             _follow_index(passage, label, reading.at, index)
-        elif reading.looks == PASSING and passage.rising:
-            # Its body passing after its index was seen rising: drawn out after all. Not
-            # on its own: a card going back below the window shows its top edge as a body
-            # passing too, and forgetting the slide there missed one pushed back card in ten
-            # (a review, stop 49; counted twice without a word).
-            passage.slid_at = None
+        elif reading.looks == PASSING and passage.slid_at is not None:
+            # Its body passing after its index was seen rising, or for PASSING_OUT frames:
+            # drawn out after all. Not at once: a card going back below the window shows
+            # its top edge as a body passing for a frame (0-1 frames in 240 pullbacks of
+            # two designs), and forgetting the slide there missed one pullback in ten (a
+            # review, stop 49; counted twice without a word). A card that wobbles back as
+            # its index leaves the top of the window, then goes on out, shows its body for
+            # 5-16 frames (a second review: it was taken for a card pushed back).
+            passage.passing += 1
+            if passage.rising or passage.passing >= PASSING_OUT:
+                passage.slid_at = None
         # When the under view reads a face, that face is down and the over view sees a back:
         # reading it too would double the cost of every frame that decides a card. So too
         # where it sees a face's side without its index (a body passing, a face with nothing

@@ -320,6 +320,26 @@ def test_a_card_drawn_a_little_then_pushed_back_is_caught(synth_deck, synth_read
     assert [type(e).__name__ for e in events] == ["CardSeen", "SlidBack"]
 
 
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_card_that_wobbles_back_as_its_index_leaves_the_window_then_goes_out_is_one_card(
+        synth_deck, synth_reader, trigger):
+    """A second review (stop 49): a card moved back 22 rows (about 4 mm) for one frame just
+    as its index reached the top of the window, then went on out; its index was not seen
+    again, and the body passing for the rest of the passage did not say it went out."""
+    from dataclasses import replace
+
+    from vision.geometry import WINDOW_H, WINDOW_SIZE
+
+    rng = np.random.default_rng(0)
+    look = replace(random_perturbation(rng, 0.3), size=WINDOW_SIZE)
+    travels = [90, 70, 50, 30, 10, -10, -30, -8, *range(-60, -600, -30)]
+    frames = [(render_window(synth_deck, "7C", look, travel=t, rng=rng), t < WINDOW_H + 5)
+              for t in travels]
+    empty = render_window(synth_deck, "EMPTY", rng=rng)
+    events = _track(synth_reader, [*frames, *[(empty, False)] * 3], trigger=trigger)
+    assert [type(e).__name__ for e in events] == ["CardSeen"]
+
+
 def test_a_card_pushed_back_twice_in_one_passage_is_said_once_at_its_end():
     readings = [("face", "7C", 150.0), ("face", "7C", 100.0), ("face", "7C", 150.0),
                 ("face", "7C", 100.0), ("face", "7C", 60.0), ("face", "7C", 110.0),
