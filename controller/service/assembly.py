@@ -92,9 +92,11 @@ class TableAssembly:
             sinks = [*sinks, self.publisher.sink]
         outputs = [drivers.panel.lamps.show]
         self.transport: SerialTransport | None = None
+        resume = None
         if drivers.serial_port is not None or drivers.link_transport is not None:
             # What the previous run journaled is not delivered again; a gap is reported.
-            link = Link(timing=drivers.link_timing, resume=last_link_state(self.journal),
+            resume = last_link_state(self.journal)
+            link = Link(timing=drivers.link_timing, resume=resume,
                         boot_id=drivers.host_boot_id)
             self.transport = (drivers.link_transport(link) if drivers.link_transport
                               else SerialTransport(drivers.serial_port, link,
@@ -113,7 +115,8 @@ class TableAssembly:
             self.pipeline, Tracker(drivers.reader), drivers.camera, window=drivers.window,
             over_window=drivers.over_window, on_status=on_status,
             on_link_state=lambda body: self.pipeline.record("link", body),
-            link_expected=drivers.serial_port is not None)  # a playback's link is recorded
+            link_expected=drivers.serial_port is not None,  # a playback's link is recorded
+            resume=resume)
         stack.callback(self._stop_camera_loop)  # first of all at the end (LIFO)
         if self.transport is not None:
             self.transport.on_event = self.runtime.on_link_event

@@ -91,9 +91,11 @@ class ShoeRuntime:
                  on_status: Callable[[str], None] | None = None,
                  on_link_state: Callable[[dict], None] | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 link_expected: bool = False):
+                 link_expected: bool = False,
+                 resume: tuple[int, int, int] | None = None):
         """`link_expected`: the table has a shoe's link (a serial port), which must come up
-        within LINK_START_S of the start."""
+        within LINK_START_S of the start. `resume`: (MCU boot id, card counter, event) the
+        journal's last `link` record holds, what the link resumes from."""
         self.pipeline = pipeline
         self.tracker = tracker
         self.camera = camera
@@ -120,6 +122,7 @@ class ShoeRuntime:
         self._mcu_boot: int | None = None
         self._journaled_card = 0
         self._journaled_event = 0  # the newest MCU event journaled as dealt with
+        self._resume = resume
         # Guards the boot and the counters journaled, and keeps a link record next to the
         # observation it goes with in the table thread's queue (a button's, lost events',
         # cards passed unseen: `_say_unseen`): the serial thread and the camera thread both
@@ -322,6 +325,13 @@ class ShoeRuntime:
             with self._link_lock:
                 if self._mcu_boot is not None and event.boot_id != self._mcu_boot:
                     self._forget_pulses()  # another boot: its counters are not these
+                if (self._mcu_boot is None and self._resume is not None
+                        and self._resume[0] == event.boot_id):
+                    # The same boot as the journal's: its counters go on from there. From 0,
+                    # a press before the first card journaled counter 0, and the start after
+                    # that took every card since the boot for one missed (a review, stop 49).
+                    self._journaled_card = max(self._journaled_card, self._resume[1])
+                    self._journaled_event = max(self._journaled_event, self._resume[2])
                 self._mcu_boot = event.boot_id
             # News, not a warning (`on_status` is the service's warnings: the log said
             # "level=WARNING ... link up" at every start, an operator's trial).
@@ -329,9 +339,9 @@ class ShoeRuntime:
         elif isinstance(event, link.LinkDown):
             self.link_up = False
             self._set_sensor(None)  # no sensor: fall back to image evidence
-            self.pipeline.submit(obs.EquipmentFault(f"link down: {event.reason}"))
+            self._submit_plain(obs.EquipmentFault(f"link down: {event.reason}"))
         elif isinstance(event, link.CardsMissed):
-            self.pipeline.submit(obs.EquipmentFault(
+            self._submit_plain(obs.EquipmentFault(
                 f"{event.count} card(s) passed the sensor while the host was away"))
         elif isinstance(event, link.EventsLost):
             with self._link_lock:
@@ -440,7 +450,15 @@ class ShoeRuntime:
         if observation is None:
             self._on_status(f"unknown button {name!r} ignored")
             return
-        self.pipeline.submit(observation())
+        self._submit_plain(observation())
+
+    def _submit_plain(self, observation: obs.Observation) -> None:
+        """Submit from the serial or the GPIO thread: under the link's lock, so that it does
+        not come between a card's counter record and the card's reading (`_submit`), whose
+        transaction that record must be (a second review, stop 49: a press in between took
+        the record, and a kill -9 before the reading's commit lost the card)."""
+        with self._link_lock:
+            self.pipeline.submit(observation)
 
     def wait(self, predicate: Callable[[], bool], timeout: float) -> bool:
         with self.changed:

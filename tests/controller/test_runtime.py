@@ -609,3 +609,37 @@ def test_the_link_coming_up_is_news_and_a_restarted_microcontroller_a_warning(ca
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
         ("INFO", "link up: firmware emu 1.0, boot 0xab"), ("INFO", "shoe lid opened")]
     assert warnings == ["shoe microcontroller restarted"]
+
+
+def test_a_restarted_service_goes_on_from_the_journals_card_counter():
+    """A second review (stop 49): started again, the runtime journaled card counter 0 with
+    a press before the first card, and the start after that took every card since the
+    microcontroller's boot for one missed while the host was away."""
+    written = []
+    runtime = ShoeRuntime(Collect(), EchoTracker(), ScriptedCamera([]),
+                          on_link_state=written.append, resume=(7, 5, 12))
+    runtime.on_link_event(link.LinkUp("emu", 7, 5))
+    runtime.on_link_event(link.ButtonPressed("no_more_bets", 13))
+    assert written == [{"boot_id": 7, "card_counter": 5, "event": 13}]
+    other = []  # the microcontroller booted since: its counters start again
+    runtime = ShoeRuntime(Collect(), EchoTracker(), ScriptedCamera([]),
+                          on_link_state=other.append, resume=(7, 5, 12))
+    runtime.on_link_event(link.LinkUp("emu", 8, 0))
+    runtime.on_link_event(link.ButtonPressed("no_more_bets", 1))
+    assert other == [{"boot_id": 8, "card_counter": 0, "event": 1}]
+
+
+def test_a_press_waits_while_a_cards_counter_and_reading_are_queued_together():
+    """A second review (stop 49): a GPIO press between a card's counter record and its
+    reading took the record into its own transaction."""
+    import threading
+
+    pipeline = Collect()
+    runtime = ShoeRuntime(pipeline, EchoTracker(), ScriptedCamera([]))
+    with runtime._link_lock:  # the camera thread between the record and the reading
+        presser = threading.Thread(target=runtime.on_button, args=("no_more_bets",))
+        presser.start()
+        presser.join(timeout=0.2)
+        assert presser.is_alive() and pipeline.submitted == []
+    presser.join(timeout=5)
+    assert [o.kind for o, _ in pipeline.submitted] == ["no_more_bets"]
