@@ -239,6 +239,9 @@ def _verdict(result, kinds: list[str], args) -> list[str]:
              "the cards, none as another card; a card it cannot read halts the table, it "
              "never guesses"]
     todo = []
+    if "back" not in kinds:
+        todo.append("add a picture of the cards' back (back.png): without it the table "
+                    "halts at every card dealt face up")
     if "cut" not in kinds:
         todo.append("add a picture of the shoe's cut card (cut.png): without it the table "
                     "halts at every shoe's cut card")
@@ -250,8 +253,9 @@ def _verdict(result, kinds: list[str], args) -> list[str]:
            if round(share, 3) < 0.99]
     if round(p.held_accepted, 3) < 0.99 or low:
         what = " and ".join((["the cards"] if round(p.held_accepted, 3) < 0.99 else []) + low)
-        todo.append(f"fewer than 99% of the test views of {what} were read: look at the "
-                    "sheet, then take the samples again or set the window with `sabot "
+        sheet = "the sheet" if args.sheet else "the sheet (--sheet PNG)"
+        todo.append(f"fewer than 99% of the test views of {what} were read: look at "
+                    f"{sheet}, then take the samples again or set the window with `sabot "
                     "calibrate`")
     # Enrolment learns each sample as the card its name (or the order) says: it cannot tell
     # a name that is wrong, and the reader then reads that card so, with confidence (an

@@ -97,6 +97,10 @@ def run(args) -> int:
             # The shoe asked for ended before the journal did (its own end was printed), as
             # `deal` of it would: 3 where it ran out of cards in a round.
             status, end = (EXIT_OUT_OF_CARDS if ran_dry else EXIT_OK), None
+        if args.round is not None and not in_round:
+            # The round asked for ended before the journal did: what came after it (a
+            # round cut short, a halt) is none of its business (a second review, stop 49).
+            status, end = (EXIT_OUT_OF_CARDS if ran_dry else EXIT_OK), None
         if end is not None:
             show(end)
     finally:

@@ -581,5 +581,9 @@ def test_replay_of_one_round_prints_its_cards_result_and_what_came_between(tmp_p
     out = capsys.readouterr().out
     assert "round   2" in out and "the journal ends in the middle of round 2" in out
     assert "rounds: banker" not in out  # no shoe's summary for one round of it
+    # Round 1 of each shoe is complete: the journal's end, in shoe 2's round 2, is not its
+    # business (a second review, stop 49: it exited 3).
+    assert main(["replay", str(path), "--round", "1"]) == 0
+    assert "the journal ends" not in capsys.readouterr().out
     assert main(["replay", str(path), "--shoe", "2", "--round", "5"]) == 2
     assert "no round 5 in shoe 2 of the journal" in capsys.readouterr().err
