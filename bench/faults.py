@@ -637,7 +637,7 @@ def _pushed_back(runs: int, *, for_good: bool) -> Row:
     from controller.sim.setup import enrolled_reader
     from vision.decks import synthetic_deck
     from vision.events import CardSeen, SlidBack
-    from vision.synth import card_frames, drawn_half_way, render_window
+    from vision.synth import card_frames, drawn_half_way, pushed_back_a_little, render_window
     from vision.tracker import Tracker
 
     deck = synthetic_deck()
@@ -658,8 +658,7 @@ def _pushed_back(runs: int, *, for_good: bool) -> Row:
             if n == victim and for_good:
                 frames = drawn_half_way(frames) + empty + frames
             elif n == victim:
-                half = frames[: len(frames) // 2]
-                frames = [(window, True) for window, _ in half + half[::-1][:-2] + frames[2:]]
+                frames = pushed_back_a_little(frames)
             for window, present in frames + empty:
                 events += tracker.feed(window, card_present=present)
         for event in events:

@@ -386,6 +386,13 @@ def drawn_half_way(frames: list) -> list:
     return half + half[::-1]
 
 
+def pushed_back_a_little(frames: list) -> list:
+    """A passage's frames (of `card_frames`) as the card is drawn half way, pushed back most
+    of the way with the sensor still covered, then drawn out in the same passage."""
+    half = frames[: len(frames) // 2]
+    return [(window, True) for window, _ in half + half[::-1][:-2] + frames[2:]]
+
+
 def two_view_frames(
     deck: Deck,
     code: str,

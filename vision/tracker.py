@@ -77,6 +77,34 @@ class _Run:
 
 
 @dataclass
+class _Slide:
+    """The decided card's index seen going back down the window, and what then says the
+    card went on out after all (drawn out in the same passage) rather than back in."""
+
+    frame: int  # where it was first seen SLID_BACK rows below its highest place
+    lowest: float  # its index's lowest row since
+    rising: bool = False  # its index last seen RISING rows above `lowest`
+    passing: int = 0  # frames of a body passing since
+
+    def went_out_by_index(self, row: float) -> bool:
+        """Its index seen at `row`: risen SLID_BACK rows again, it is being drawn out."""
+        self.lowest = max(self.lowest, row)
+        self.rising = row <= self.lowest - RISING
+        return row <= self.lowest - SLID_BACK
+
+    def went_out_by_body(self) -> bool:
+        """A frame of its body passing: drawn out after its index was seen rising, or for
+        PASSING_OUT frames. Not at once: a card going back below the window shows its top
+        edge as a body passing for a frame (0-1 frames in 240 pullbacks of two designs),
+        and forgetting the slide there missed one pullback in ten (a review, stop 49;
+        counted twice without a word). A card that wobbles back as its index leaves the
+        top of the window, then goes on out, shows its body for 5-16 frames (a second
+        review: it was taken for a card pushed back)."""
+        self.passing += 1
+        return self.rising or self.passing >= PASSING_OUT
+
+
+@dataclass
 class _Passage:
     first_frame: int
     under: _Run = field(default_factory=_Run)
@@ -92,12 +120,7 @@ class _Passage:
     repeats: int = 0  # frames that were the image of the one before
     joker_at: int | None = None  # first frame of the first `confirm` frames read as a joker
     tops: dict[str, float] = field(default_factory=dict)  # per face: its index's highest row
-    # The decided card's index going back down: the frame it was first seen SLID_BACK rows
-    # below its highest place (None while it is not), and its lowest row since.
-    slid_at: int | None = None
-    lowest: float = 0.0
-    rising: bool = False  # its index last seen RISING rows above its lowest since it slid
-    passing: int = 0  # frames of a body passing since it slid
+    slide: _Slide | None = None  # the decided card's index going back down, while it is
     over_given: bool = False  # the shoe has an over view: frames of it came with this card
 
 
@@ -110,7 +133,7 @@ SLID_BACK = 20
 # Rows the index must be seen above its lowest place since it slid for its body passing
 # next to say the card was drawn out after all: more than registration's jitter.
 RISING = 15
-# Frames of a body passing after the slide that say the card went on out (see `_observe`).
+# Frames of a body passing after the slide that say the card went on out (`_Slide`).
 PASSING_OUT = 3
 
 
@@ -139,22 +162,18 @@ def _follow_index(passage: _Passage, label: str, at: float, frame: int) -> None:
         passage.tops[label] = at
     if label != passage.decided or top is None:
         return
-    if passage.slid_at is None:
+    if passage.slide is None:
         if at >= top + SLID_BACK:
-            passage.slid_at, passage.lowest, passage.rising, passage.passing = (
-                frame, at, False, 0)
-        return
-    passage.lowest = max(passage.lowest, at)
-    passage.rising = at <= passage.lowest - RISING
-    if at <= passage.lowest - SLID_BACK:
-        passage.slid_at = None
+            passage.slide = _Slide(frame, at)
+    elif passage.slide.went_out_by_index(at):
+        passage.slide = None
 
 
 def _went_back(passage: _Passage) -> list[ReadingEvent]:
     """SlidBack for a passage that ends with its card going back into the shoe."""
-    if passage.slid_at is None or not passage.decided.startswith("face:"):
+    if passage.slide is None or not passage.decided.startswith("face:"):
         return []
-    return [SlidBack(passage.decided[5:], passage.slid_at)]
+    return [SlidBack(passage.decided[5:], passage.slide.frame)]
 
 
 class Tracker:
@@ -250,17 +269,9 @@ class Tracker:
         if label.startswith("face:"):
             passage.faces[label] = passage.faces.get(label, 0) + 1
             _follow_index(passage, label, reading.at, index)
-        elif reading.looks == PASSING and passage.slid_at is not None:
-            # Its body passing after its index was seen rising, or for PASSING_OUT frames:
-            # drawn out after all. Not at once: a card going back below the window shows
-            # its top edge as a body passing for a frame (0-1 frames in 240 pullbacks of
-            # two designs), and forgetting the slide there missed one pullback in ten (a
-            # review, stop 49; counted twice without a word). A card that wobbles back as
-            # its index leaves the top of the window, then goes on out, shows its body for
-            # 5-16 frames (a second review: it was taken for a card pushed back).
-            passage.passing += 1
-            if passage.rising or passage.passing >= PASSING_OUT:
-                passage.slid_at = None
+        elif (reading.looks == PASSING and passage.slide is not None
+              and passage.slide.went_out_by_body()):
+            passage.slide = None
         # When the under view reads a face, that face is down and the over view sees a back:
         # reading it too would double the cost of every frame that decides a card. So too
         # where it sees a face's side without its index (a body passing, a face with nothing

@@ -249,10 +249,11 @@ def _verdict(result, kinds: list[str], args) -> list[str]:
         todo.append("add a picture of the empty window (empty.png), if the camera sees "
                     "anything but a dark shoe with no card")
     # As the lines above show them (99.0% is not "fewer than 99%").
-    low = [SURFACE_PLURALS[kind] for kind, share in result.surfaces_read.items()
-           if round(share, 3) < 0.99]
-    if round(p.held_accepted, 3) < 0.99 or low:
-        what = " and ".join((["the cards"] if round(p.held_accepted, 3) < 0.99 else []) + low)
+    low = (["the cards"] if round(p.held_accepted, 3) < 0.99 else []) + [
+        SURFACE_PLURALS[kind] for kind, share in result.surfaces_read.items()
+        if round(share, 3) < 0.99]
+    if low:
+        what = " and ".join(low)
         sheet = "the sheet" if args.sheet else "the sheet (--sheet PNG)"
         todo.append(f"fewer than 99% of the test views of {what} were read: look at "
                     f"{sheet}, then take the samples again or set the window with `sabot "

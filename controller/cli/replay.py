@@ -56,10 +56,10 @@ def run(args) -> int:
     ran_dry = False  # the shoe asked for ran out of cards in a round (`deal` exits 3)
 
     in_round = False  # within the round asked for (`--round`)
-    rounds_found: set[int] = set()  # the shoes in which it was found
+    round_found = False
 
     def show(event: dict) -> None:
-        nonlocal ran_dry, in_round
+        nonlocal ran_dry, in_round, round_found
         if args.shoe is not None and shoe != args.shoe:
             return
         if args.round is not None and event.get("event") != "new_shoe":
@@ -69,7 +69,7 @@ def run(args) -> int:
                 in_round = event["round"] == args.round
             if not in_round:
                 return
-            rounds_found.add(shoe)
+            round_found = True
         ran_dry |= event.get("event") == "shoe_exhausted"
         printer(_stamped(event, at) if args.times else event)
 
@@ -105,7 +105,7 @@ def run(args) -> int:
             show(end)
     finally:
         printer.close()
-    if args.round is not None and not rounds_found and shoe >= (args.shoe or 1):
+    if args.round is not None and not round_found and shoe >= (args.shoe or 1):
         which = f"shoe {args.shoe}" if args.shoe is not None else "any shoe"
         print(f"sabot replay: {args.journal}: no round {args.round} in {which} of the "
               "journal", file=sys.stderr)

@@ -10,6 +10,7 @@ from vision.events import CardSeen, CutCard, SlidBack, Unreadable
 from vision.reader import Reading
 from vision.synth import (
     card_frames,
+    pushed_back_a_little,
     random_perturbation,
     render_window,
     shoe_frames,
@@ -355,9 +356,7 @@ def test_a_card_wiggled_in_the_window_then_drawn_out_is_read_once(
     """Real frames: drawn half way, pushed back most of the way with the sensor still
     covered, then drawn out for good in one passage (stop 48's review, wiggle.py)."""
     rng = np.random.default_rng(5)
-    out = list(card_frames(synth_deck, "7C", rng))
-    half = out[: len(out) // 2]
-    frames = [(window, True) for window, _ in half + half[::-1][:-2] + out[2:]]
+    frames = pushed_back_a_little(list(card_frames(synth_deck, "7C", rng)))
     empty = render_window(synth_deck, "EMPTY", rng=rng)
     events = _track(synth_reader, [*frames, *[(empty, False)] * 3], trigger=trigger)
     assert events == [CardSeen("7C", False, events[0].frame_index)]
