@@ -57,12 +57,19 @@ def run(args) -> int:
 
     in_round = False  # within the round asked for (`--round`)
     round_found = False
+    header: dict | None = None  # with --round, the shoe's header, until its round shows
 
     def show(event: dict) -> None:
-        nonlocal ran_dry, in_round, round_found
+        nonlocal ran_dry, in_round, round_found, header
         if args.shoe is not None and shoe != args.shoe:
             return
-        if args.round is not None and event.get("event") != "new_shoe":
+        event = _stamped(event, at) if args.times else event
+        if args.round is not None:
+            if event.get("event") == "new_shoe":
+                # Printed with the round's first event: a shoe without that round (or a
+                # journal without it at all) prints nothing of it.
+                header = event
+                return
             # A round's events name it; those between them (acknowledgements, notices,
             # lamps) go with the round they come in.
             if event.get("event") != "input_end" and "round" in event:
@@ -70,8 +77,11 @@ def run(args) -> int:
             if not in_round:
                 return
             round_found = True
+            if header is not None:
+                printer(header)
+                header = None
         ran_dry |= event.get("event") == "shoe_exhausted"
-        printer(_stamped(event, at) if args.times else event)
+        printer(event)
 
     try:
         for record in records:
