@@ -620,15 +620,29 @@ def cards_pushed_back(runs: int) -> list[Row]:
     """One card of a dealt sequence drawn half way and pushed back into the shoe (frames as
     `emulate-shoe --camera`'s `pullback`: the first half of its passage, then backwards),
     then drawn for good; or pushed back a little and drawn out in the same passage (the
-    sensor covered throughout). Through the tracker and a table: the first must halt the
-    table (SlidBack) and its card be counted once; the second is one card, read once, with
+    sensor covered throughout); or drawn only until its index is about wholly in view, then
+    pushed back and drawn for good. Through the tracker and a table: the first and the last
+    must halt the table (SlidBack, or for the last an unreadable passage: its index read in
+    one frame only) and the card be counted once; the second is one card, read once, with
     no halt (stop 48's review: it halted, then took the next card for it). Four times the
     runs of the other camera rows: 25 missed a rule that let one pullback in ten through
     (a review, stop 49)."""
-    return [_pushed_back(runs, for_good=True), _pushed_back(runs, for_good=False)]
+    return [_pushed_back(runs, "for good"), _pushed_back(runs, "a little"),
+            _pushed_back(runs, "shallow")]
 
 
-def _pushed_back(runs: int, *, for_good: bool) -> Row:
+_PUSHED_BACK = {
+    "for good": "camera: a card that slides back into the shoe",
+    "a little": "camera: a card pushed back a little, then drawn out",
+    "shallow": "camera: a card drawn until its index shows, then pushed back",
+}
+# How far a shallow pull draws the card (`synth.pulled_a_little`'s travel: about 40-60
+# shows its index just wholly in view) and how fast (rows a frame: a slow hand, a quick one).
+SHALLOW_REACH = (30.0, 65.0)
+SHALLOW_STEPS = (10.0, 28.0)
+
+
+def _pushed_back(runs: int, how: str) -> Row:
     import numpy as np
 
     from controller.game.cards import ALL_CARDS
@@ -637,16 +651,22 @@ def _pushed_back(runs: int, *, for_good: bool) -> Row:
     from controller.sim.setup import enrolled_reader
     from vision.decks import synthetic_deck
     from vision.events import CardSeen, SlidBack
-    from vision.synth import card_frames, drawn_half_way, pushed_back_a_little, render_window
+    from vision.synth import (
+        card_frames,
+        drawn_half_way,
+        pulled_a_little,
+        pushed_back_a_little,
+        render_window,
+    )
     from vision.tracker import Tracker
 
     deck = synthetic_deck()
     reader = enrolled_reader(deck)
     empty = [(render_window(deck, "EMPTY", rng=np.random.default_rng(0)), False)] * 2
-    row = Row("camera: a card that slides back into the shoe" if for_good else
-              "camera: a card pushed back a little, then drawn out")
-    rng = random.Random(zlib.crc32(b"slides back" if for_good else b"wiggles"))
-    unread = 0
+    row = Row(_PUSHED_BACK[how])
+    seed = {"for good": b"slides back", "a little": b"wiggles"}.get(how, how.encode())
+    rng = random.Random(zlib.crc32(seed))
+    unread = halted_unread = 0
     for _ in range(runs):
         codes = rng.sample(ALL_CARDS, 8)
         victim = rng.randrange(len(codes))
@@ -654,33 +674,48 @@ def _pushed_back(runs: int, *, for_good: bool) -> Row:
         table = Table(decks=1, require_no_more_bets=False)
         events = []
         for n, code in enumerate(codes):
-            frames = list(card_frames(deck, code, np.random.default_rng(rng.randrange(1 << 30))))
-            if n == victim and for_good:
+            frame_rng = np.random.default_rng(rng.randrange(1 << 30))
+            frames = list(card_frames(deck, code, frame_rng))
+            if n == victim and how == "for good":
                 frames = drawn_half_way(frames) + empty + frames
-            elif n == victim:
+            elif n == victim and how == "a little":
                 frames = pushed_back_a_little(frames)
+            elif n == victim:
+                pull = pulled_a_little(deck, code, frame_rng, reach=rng.uniform(*SHALLOW_REACH),
+                                       step=rng.choice(SHALLOW_STEPS))
+                frames = pull + empty + frames
             for window, present in frames + empty:
                 events += tracker.feed(window, card_present=present)
         for event in events:
             table.apply(observation_of(event))
         said = [e.card if isinstance(e, CardSeen) else f"slid:{e.card}"
                 if isinstance(e, SlidBack) else None for e in events]
-        expected = (codes[:victim + 1] + [f"slid:{codes[victim]}"] + codes[victim:]
-                    if for_good else codes)
+        slid = codes[:victim + 1] + [f"slid:{codes[victim]}"] + codes[victim:]
+        expected = ([slid] if how == "for good" else [codes] if how == "a little" else
+                    [slid, codes[:victim] + [None] + codes[victim:], codes])
         row.injected += 1
         counted = sum(table.state.counts.values())
-        row.survived += said == expected and counted == len(codes)
+        row.survived += said in expected and counted == len(codes)
+        halted_unread += how == "shallow" and said == expected[1]
         unread += said.count(None)
         row.lost += max(0, len(set(codes) - set(table.state.counts)) - said.count(None))
         row.doubled += max(0, counted - len(codes))
-    row.note = (("frames as `emulate-shoe --camera`'s `pullback`, then the card drawn for "
-                 "good; survived: the card read, the table halted naming it (it went back "
-                 "into the shoe), its next reading not counted, every card counted once")
-                if for_good else
-                ("drawn half way, pushed back most of the way with the sensor covered, then "
-                 "drawn out in the same passage; survived: every card read and counted once, "
-                 "no halt"))
-    row.note += f"; other cards unreadable (the table halts for them): {unread}" if unread else ""
+    row.note = {
+        "for good": "frames as `emulate-shoe --camera`'s `pullback`, then the card drawn for "
+                    "good; survived: the card read, the table halted naming it (it went back "
+                    "into the shoe), its next reading not counted, every card counted once",
+        "a little": "drawn half way, pushed back most of the way with the sensor covered, "
+                    "then drawn out in the same passage; survived: every card read and "
+                    "counted once, no halt",
+        "shallow": f"drawn until its travel was {SHALLOW_REACH[0]:.0f}-{SHALLOW_REACH[1]:.0f} "
+                   f"rows (its index about wholly in view) at {SHALLOW_STEPS[0]:.0f} or "
+                   f"{SHALLOW_STEPS[1]:.0f} rows a frame, pushed back, then drawn for good; "
+                   "survived: the table halted (the card slid back, or its passage "
+                   "unreadable), every card counted once; halted unreadable: "
+                   f"{halted_unread}",
+    }[how]
+    others = unread - halted_unread
+    row.note += f"; other cards unreadable (the table halts for them): {others}" if others else ""
     return row
 
 

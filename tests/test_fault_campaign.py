@@ -132,6 +132,16 @@ def test_camera_faults_never_give_a_wrong_card():
         assert row.injected == 2 and row.lost == row.doubled == 0, row
 
 
+def test_cards_pushed_back_are_counted_once():
+    """The camera rows of a card pushed back into the shoe: for good (the table halts and
+    does not count it again), a little (one card, no halt), and drawn only until its index
+    shows (stop 50: counted twice when its index had been read near one height only)."""
+    rows = faults.cards_pushed_back(runs=2)
+    assert [row.fault for row in rows] == list(faults._PUSHED_BACK.values())
+    for row in rows:
+        assert row.injected == row.survived == 2 and row.lost == row.doubled == 0, row
+
+
 def test_two_cards_drawn_stuck_together_are_caught_by_the_count_out(tmp_path,
                                                                     simulator_design):
     """The hidden card's tail in the first card's pulse reads as nothing; the shoe's count at

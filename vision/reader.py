@@ -31,6 +31,7 @@ from contract import JOKER
 from vision.cards import (
     BLANK,
     COUNTERPART,
+    ENTERING,
     FACE_SIDES,
     PASSING,
     SURFACE_KINDS,
@@ -68,7 +69,8 @@ class Reading:
     score: float = 0.0
     reason: str = ""  # why unknown
     # What an unknown that is not a card looks like: JOKER, BLANK (a face with nothing
-    # printed) or PASSING (a card's body, its index out of view); "" otherwise.
+    # printed), PASSING (a card's body, its index out of view) or ENTERING (a card's top
+    # edge low in the window, its index not wholly in view); "" otherwise.
     looks: str = ""
     # Where a face's index was found: the row of the index zone's centre in the window
     # (nominal 82; the card moving out of the shoe moves it up, decreasing). 0 otherwise.
@@ -110,7 +112,7 @@ class Reader:
         gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         if coming_in(small, gray):
             return Reading("unknown", reason="not sure: a card coming into the window, its "
-                           "index zone not yet wholly in view")
+                           "index zone not yet wholly in view", looks=ENTERING)
         prepared = Prepared(window, small, gray)
         p = self.profile
         glance = kind_vector(prepared)

@@ -386,6 +386,32 @@ def drawn_half_way(frames: list) -> list:
     return half + half[::-1]
 
 
+def pulled_a_little(
+    deck: Deck,
+    code: str,
+    rng: np.random.Generator,
+    *,
+    reach: float,
+    step: float,
+    severity: float = PASSAGE_SEVERITY,
+) -> list[tuple[np.ndarray, bool]]:
+    """(window, card_present) for each frame as `code` is drawn up into the window at `step`
+    rows a frame until its travel is `reach` (as `render_window`'s: 0 puts the card in its
+    place; about 40-60 shows the index just wholly in view), then pushed back down out of
+    it: a dealer's shallow pull. One perturbation, with per-frame jitter as a passage's."""
+    base = replace(random_perturbation(rng, severity), size=WINDOW_SIZE)
+    start = WINDOW_H + 10.0
+    up = np.arange(start, reach, -step)
+    travels = [*up, reach, *up[::-1]]
+    frames = []
+    for travel in travels:
+        jitter = replace(base, dx=base.dx + rng.uniform(-1, 1),
+                         angle=base.angle + rng.uniform(-0.5, 0.5))
+        frames.append((render_window(deck, code, jitter, travel=float(travel), rng=rng),
+                       bool(travel < WINDOW_H + 5)))
+    return frames
+
+
 def pushed_back_a_little(frames: list) -> list:
     """A passage's frames (of `card_frames`) as the card is drawn half way, pushed back most
     of the way with the sensor still covered, then drawn out in the same passage."""

@@ -27,7 +27,11 @@ seen rising, or for PASSING_OUT frames), it was drawn out after all in the same 
 one card, read once, and nothing more is said. If the passage ends without that, the card
 went back for good: SlidBack when the passage ends, so that the table keeps the card where
 it was dealt and does not count it again when it is drawn. (Reported as soon as it slid, a
-card pushed back a little and then drawn out halted the table for nothing.) Without the
+card pushed back a little and then drawn out halted the table for nothing.) A card drawn so
+little that its index was read near one height only goes back below where an index can be
+read before it has slid SLID_BACK rows: the window showing its top edge low again, as a card
+coming in (`cards.ENTERING`), after it was decided and before its body passed, says it is
+going back just the same; its index read again at any height says it rose. Without the
 sensor, the same card drawn again with no empty frame between looks like a card pushed
 back and drawn out again: one card.
 
@@ -50,8 +54,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from contract import JOKER
-from vision.cards import FACE_SIDES, PASSING
+from vision.cards import ENTERING, FACE_SIDES, PASSING
 from vision.events import CardSeen, CutCard, ReadingEvent, SlidBack, Unreadable
+from vision.geometry import WINDOW_H
 from vision.reader import Reader, Reading
 
 
@@ -82,7 +87,9 @@ class _Slide:
     card went on out after all (drawn out in the same passage) rather than back in."""
 
     frame: int  # where it was first seen SLID_BACK rows below its highest place
-    lowest: float  # its index's lowest row since
+    # Its index's lowest row since: WINDOW_H when the card went below where its index is
+    # read (`_going_back_in`), so that its index read again anywhere says it rose.
+    lowest: float
     rising: bool = False  # its index last seen RISING rows above `lowest`
     passing: int = 0  # frames of a body passing since
 
@@ -121,6 +128,7 @@ class _Passage:
     joker_at: int | None = None  # first frame of the first `confirm` frames read as a joker
     tops: dict[str, float] = field(default_factory=dict)  # per face: its index's highest row
     slide: _Slide | None = None  # the decided card's index going back down, while it is
+    passed: int = 0  # frames of a body passing since the card was decided
     over_given: bool = False  # the shoe has an over view: frames of it came with this card
 
 
@@ -167,6 +175,19 @@ def _follow_index(passage: _Passage, label: str, at: float, frame: int) -> None:
             passage.slide = _Slide(frame, at)
     elif passage.slide.went_out_by_index(at):
         passage.slide = None
+
+
+def _going_back_in(passage: _Passage, frame: int) -> None:
+    """A card's top edge low in the window, its index not wholly in view, after the card's
+    face was decided: the card went back below where its index was read. A card drawn so
+    little that its index was read near one height only (its top edge within 20 rows of
+    ENTERING_BELOW) never slid SLID_BACK rows where it could be read, and was counted twice
+    (stop 49's known limit; 15 of 60 such pulls at 10 and 28 rows a frame). Not once its
+    body has passed PASSING_OUT frames: the card went out the top, and without the sensor
+    the next card may come in before an empty frame."""
+    if (passage.slide is None and passage.decided.startswith("face:")
+            and passage.passed < PASSING_OUT):
+        passage.slide = _Slide(frame, float(WINDOW_H))
 
 
 def _went_back(passage: _Passage) -> list[ReadingEvent]:
@@ -269,9 +290,12 @@ class Tracker:
         if label.startswith("face:"):
             passage.faces[label] = passage.faces.get(label, 0) + 1
             _follow_index(passage, label, reading.at, index)
-        elif (reading.looks == PASSING and passage.slide is not None
-              and passage.slide.went_out_by_body()):
-            passage.slide = None
+        elif reading.looks == PASSING:
+            passage.passed += bool(passage.decided)
+            if passage.slide is not None and passage.slide.went_out_by_body():
+                passage.slide = None
+        elif reading.looks == ENTERING:
+            _going_back_in(passage, index)
         # When the under view reads a face, that face is down and the over view sees a back:
         # reading it too would double the cost of every frame that decides a card. So too
         # where it sees a face's side without its index (a body passing, a face with nothing
