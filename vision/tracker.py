@@ -30,10 +30,11 @@ it was dealt and does not count it again when it is drawn. (Reported as soon as 
 card pushed back a little and then drawn out halted the table for nothing.) A card drawn so
 little that its index was read near one height only goes back below where an index can be
 read before it has slid SLID_BACK rows: the window showing its top edge low again, as a card
-coming in (`cards.ENTERING`), after it was decided and before its body passed, says it is
-going back just the same; its index read again at any height says it rose. Without the
-sensor, the same card drawn again with no empty frame between looks like a card pushed
-back and drawn out again: one card.
+coming in (`cards.ENTERING`), after it was decided, says it is going back just the same;
+its index read again at any height says it rose. Without the sensor, the same card drawn
+again with no empty frame between looks like a card pushed back and drawn out again: one
+card; and a different card read after such a frame was that card coming in after the one
+before went out (a card pushed back is the front card of the shoe: it comes out next).
 
 A frame that is the very image of the one before (a camera frozen on one picture: a live
 sensor's noise never repeats) is no new evidence: it counts towards no decision, so a camera
@@ -92,6 +93,7 @@ class _Slide:
     lowest: float
     rising: bool = False  # its index last seen RISING rows above `lowest`
     passing: int = 0  # frames of a body passing since
+    by_edge: bool = False  # told by the card's top edge, not its index (`_going_back_in`)
 
     def went_out_by_index(self, row: float) -> bool:
         """Its index seen at `row`: risen SLID_BACK rows again, it is being drawn out."""
@@ -128,7 +130,6 @@ class _Passage:
     joker_at: int | None = None  # first frame of the first `confirm` frames read as a joker
     tops: dict[str, float] = field(default_factory=dict)  # per face: its index's highest row
     slide: _Slide | None = None  # the decided card's index going back down, while it is
-    passed: int = 0  # frames of a body passing since the card was decided
     over_given: bool = False  # the shoe has an over view: frames of it came with this card
 
 
@@ -182,19 +183,25 @@ def _going_back_in(passage: _Passage, frame: int) -> None:
     face was decided: the card went back below where its index was read. A card drawn so
     little that its index was read near one height only (its top edge within 20 rows of
     ENTERING_BELOW) never slid SLID_BACK rows where it could be read, and was counted twice
-    (stop 49's known limit; 15 of 60 such pulls at 10 and 28 rows a frame). Not once its
-    body has passed PASSING_OUT frames: the card went out the top, and without the sensor
-    the next card may come in before an empty frame."""
-    if (passage.slide is None and passage.decided.startswith("face:")
-            and passage.passed < PASSING_OUT):
-        passage.slide = _Slide(frame, float(WINDOW_H))
+    (stop 49's known limit; 15 of 60 such pulls at 10 and 28 rows a frame). Even after
+    frames of its body passing: a court card near that line can look like its body to the
+    glance, and a first version that took three such frames for the card gone out the top
+    still counted slow pulls of court cards twice (a review, stop 50). Without the sensor
+    the frame may be the next card coming in after this one went out: `_went_back`."""
+    if passage.slide is None and passage.decided.startswith("face:"):
+        passage.slide = _Slide(frame, float(WINDOW_H), by_edge=True)
 
 
-def _went_back(passage: _Passage) -> list[ReadingEvent]:
-    """SlidBack for a passage that ends with its card going back into the shoe."""
-    if passage.slide is None or not passage.decided.startswith("face:"):
+def _went_back(passage: _Passage, *, next_card: bool = False) -> list[ReadingEvent]:
+    """SlidBack for a passage that ends with its card going back into the shoe. Not where
+    `next_card`, another card read in the same passage (no sensor, no empty frame between),
+    followed a top edge seen low: that was the next card coming in, not this one going back
+    (a card pushed back is the front card of the shoe, and would come out again first)."""
+    slide = passage.slide
+    if slide is None or not passage.decided.startswith("face:") or (next_card
+                                                                   and slide.by_edge):
         return []
-    return [SlidBack(passage.decided[5:], passage.slide.frame)]
+    return [SlidBack(passage.decided[5:], slide.frame)]
 
 
 class Tracker:
@@ -290,10 +297,9 @@ class Tracker:
         if label.startswith("face:"):
             passage.faces[label] = passage.faces.get(label, 0) + 1
             _follow_index(passage, label, reading.at, index)
-        elif reading.looks == PASSING:
-            passage.passed += bool(passage.decided)
-            if passage.slide is not None and passage.slide.went_out_by_body():
-                passage.slide = None
+        elif (reading.looks == PASSING and passage.slide is not None
+              and passage.slide.went_out_by_body()):
+            passage.slide = None
         elif reading.looks == ENTERING:
             _going_back_in(passage, index)
         # When the under view reads a face, that face is down and the over view sees a back:
@@ -325,7 +331,7 @@ class Tracker:
                     # A different card in view without an empty frame between: a new passage.
                     carried = _Run(label, run.length, run.first_frame)
                     self._passage = _Passage(run.first_frame, under=carried, decided=label)
-                    return [*_went_back(passage),
+                    return [*_went_back(passage, next_card=True),
                             CardSeen(reading.card, False, run.first_frame)]  # type: ignore[arg-type]
                 if passage.decided != "conflict":
                     first, passage.decided = passage.decided[5:], "conflict"

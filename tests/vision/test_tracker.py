@@ -368,9 +368,24 @@ def test_a_card_that_dips_below_its_index_line_then_goes_out_is_one_card(trigger
         CardSeen("7C", False, 0)]
 
 
-def test_the_next_card_coming_in_after_the_body_passed_is_no_slide_back():
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_court_card_that_looks_like_its_body_near_the_index_line_still_went_back(trigger):
+    """A review (stop 50): pulled slowly, a court card near the line where its index comes
+    into view was glanced at as its own body passing, three frames and more, on its way
+    back; a first version took that for the card gone out the top and counted it twice."""
+    readings = [(ENTERING, None), ("passing", None), ("face", "JH", 150.0),
+                ("face", "JH", 140.0), ("face", "JH", 148.0), ("passing", None),
+                ("passing", None), ("passing", None), (ENTERING, None), (ENTERING, None),
+                ("passing", None), ("empty", None), ("empty", None)]
+    frames = [(np.array(i), kind != "empty") for i, (kind, *_) in enumerate(readings)]
+    assert _track(ScriptedReader(readings), frames, trigger=trigger) == [
+        CardSeen("JH", False, 2), SlidBack("JH", 8)]
+
+
+def test_the_next_card_coming_in_without_an_empty_frame_is_no_slide_back():
     """Without the sensor the next card may come up into the window before an empty frame:
-    once the card's body has passed, a card coming in is that next card."""
+    a different card read after a top edge seen low was that card coming in, not the one
+    before going back (which, pushed back, would have come out again first)."""
     readings = [("face", "7C", 92.0), ("face", "7C", 60.0), ("passing", None),
                 ("passing", None), ("passing", None), (ENTERING, None), ("face", "4H", 90.0),
                 ("face", "4H", 70.0), ("passing", None), ("empty", None), ("empty", None)]
