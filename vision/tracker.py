@@ -23,7 +23,8 @@ A card only moves up the window as it leaves the shoe. When the decided card's i
 seen SLID_BACK rows lower than its highest place in the passage, the card is going back
 into the shoe (drawn half way and pushed back). If its index is then seen rising SLID_BACK
 rows again, or its body passing with the index above the window (after the index was
-seen rising, or for PASSING_OUT frames), it was drawn out after all in the same passage:
+seen rising, or for PASSING_OUT frames; and only once its index was seen about as high as
+a card in its place shows it, LEFT_HIGH), it was drawn out after all in the same passage:
 one card, read once, and nothing more is said. If the passage ends without that, the card
 went back for good: SlidBack when the passage ends, so that the table keeps the card where
 it was dealt and does not count it again when it is drawn. (Reported as soon as it slid, a
@@ -144,6 +145,12 @@ SLID_BACK = 20
 RISING = 15
 # Frames of a body passing after the slide that say the card went on out (`_Slide`).
 PASSING_OUT = 3
+# The row its index must have been seen at or above for a body passing to say the card went
+# out the top: a card in its place shows its index about row 82 (70-95 across the camera
+# envelope). One drawn less than that and pushed back shows a sliver of itself at the
+# bottom of the window, or a court card near the index line, that the glance takes for a
+# body passing (a review, stop 50: slow pulls counted twice so).
+LEFT_HIGH = WINDOW_H / 2
 
 
 SPARSE_STEP = 16  # every this many rows and columns: where two frames are compared first
@@ -298,6 +305,7 @@ class Tracker:
             passage.faces[label] = passage.faces.get(label, 0) + 1
             _follow_index(passage, label, reading.at, index)
         elif (reading.looks == PASSING and passage.slide is not None
+              and passage.tops.get(passage.decided, WINDOW_H) <= LEFT_HIGH
               and passage.slide.went_out_by_body()):
             passage.slide = None
         elif reading.looks == ENTERING:

@@ -382,6 +382,20 @@ def test_a_court_card_that_looks_like_its_body_near_the_index_line_still_went_ba
         CardSeen("JH", False, 2), SlidBack("JH", 8)]
 
 
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_card_never_drawn_to_its_place_whose_sliver_looks_like_a_body_still_went_back(
+        trigger):
+    """A review (stop 50): going back in, the last sliver of a card at the bottom of the
+    window was glanced at as a body passing, three frames, which took the card for gone out
+    the top. Its index never seen as high as a card in place shows it, it did not."""
+    readings = [("face", "7C", 150.0), ("face", "7C", 140.0), ("face", "7C", 146.0),
+                (ENTERING, None), (ENTERING, None), ("passing", None), ("passing", None),
+                ("passing", None), ("empty", None), ("empty", None)]
+    frames = [(np.array(i), kind != "empty") for i, (kind, *_) in enumerate(readings)]
+    assert _track(ScriptedReader(readings), frames, trigger=trigger) == [
+        CardSeen("7C", False, 0), SlidBack("7C", 3)]
+
+
 def test_the_next_card_coming_in_without_an_empty_frame_is_no_slide_back():
     """Without the sensor the next card may come up into the window before an empty frame:
     a different card read after a top edge seen low was that card coming in, not the one
