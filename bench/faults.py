@@ -691,12 +691,13 @@ def _pushed_back(runs: int, how: str) -> Row:
         said = [e.card if isinstance(e, CardSeen) else f"slid:{e.card}"
                 if isinstance(e, SlidBack) else None for e in events]
         slid = codes[:victim + 1] + [f"slid:{codes[victim]}"] + codes[victim:]
+        pull_unread = codes[:victim] + [None] + codes[victim:]  # its pull halted unreadable
         expected = ([slid] if how == "for good" else [codes] if how == "a little" else
-                    [slid, codes[:victim] + [None] + codes[victim:], codes])
+                    [slid, pull_unread, codes])
         row.injected += 1
         counted = sum(table.state.counts.values())
         row.survived += said in expected and counted == len(codes)
-        halted_unread += how == "shallow" and said == expected[1]
+        halted_unread += how == "shallow" and said == pull_unread
         unread += said.count(None)
         row.lost += max(0, len(set(codes) - set(table.state.counts)) - said.count(None))
         row.doubled += max(0, counted - len(codes))

@@ -352,9 +352,14 @@ def _passage(
     phase = rng.uniform(0, step)
     for k in range(frames):
         travel = start - phase - k * step
-        jitter = replace(base, dx=base.dx + rng.uniform(-1, 1),
-                         angle=base.angle + rng.uniform(-0.5, 0.5))
-        yield travel, jitter, -span - 5 < travel < WINDOW_H + 5
+        yield travel, _jittered(base, rng), -span - 5 < travel < WINDOW_H + 5
+
+
+def _jittered(base: Perturbation, rng: np.random.Generator) -> Perturbation:
+    """One frame's look of a card moving through the window: `base`, a pixel or so across
+    and half a degree off, as a hand's draw shakes it."""
+    return replace(base, dx=base.dx + rng.uniform(-1, 1),
+                   angle=base.angle + rng.uniform(-0.5, 0.5))
 
 
 def _span(deck: Deck, code: str) -> float:
@@ -402,14 +407,8 @@ def pulled_a_little(
     base = replace(random_perturbation(rng, severity), size=WINDOW_SIZE)
     start = WINDOW_H + 10.0
     up = np.arange(start, reach, -step)
-    travels = [*up, reach, *up[::-1]]
-    frames = []
-    for travel in travels:
-        jitter = replace(base, dx=base.dx + rng.uniform(-1, 1),
-                         angle=base.angle + rng.uniform(-0.5, 0.5))
-        frames.append((render_window(deck, code, jitter, travel=float(travel), rng=rng),
-                       bool(travel < WINDOW_H + 5)))
-    return frames
+    return [(render_window(deck, code, _jittered(base, rng), travel=float(travel), rng=rng),
+             bool(travel < WINDOW_H + 5)) for travel in [*up, reach, *up[::-1]]]
 
 
 def pushed_back_a_little(frames: list) -> list:

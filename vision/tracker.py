@@ -185,6 +185,16 @@ def _follow_index(passage: _Passage, label: str, at: float, frame: int) -> None:
         passage.slide = None
 
 
+def _body_passing(passage: _Passage) -> None:
+    """A frame of a card's body passing, its index above the window: the decided card that
+    slid went out after all (`_Slide.went_out_by_body`), if its index was ever seen as high
+    as LEFT_HIGH; lower, the frame is a sliver of it or its art near the index line."""
+    slide = passage.slide
+    if (slide is not None and passage.tops.get(passage.decided, WINDOW_H) <= LEFT_HIGH
+            and slide.went_out_by_body()):
+        passage.slide = None
+
+
 def _going_back_in(passage: _Passage, frame: int) -> None:
     """A card's top edge low in the window, its index not wholly in view, after the card's
     face was decided: the card went back below where its index was read. A card drawn so
@@ -304,10 +314,8 @@ class Tracker:
         if label.startswith("face:"):
             passage.faces[label] = passage.faces.get(label, 0) + 1
             _follow_index(passage, label, reading.at, index)
-        elif (reading.looks == PASSING and passage.slide is not None
-              and passage.tops.get(passage.decided, WINDOW_H) <= LEFT_HIGH
-              and passage.slide.went_out_by_body()):
-            passage.slide = None
+        elif reading.looks == PASSING:
+            _body_passing(passage)
         elif reading.looks == ENTERING:
             _going_back_in(passage, index)
         # When the under view reads a face, that face is down and the over view sees a back:

@@ -308,16 +308,8 @@ def test_a_card_drawn_a_little_then_pushed_back_is_caught(synth_deck, synth_read
     """A review (stop 49): drawn until its index had risen 20-35 rows, then pushed back, a
     card was read once, seen 26-34 rows lower (SLID_BACK was 40), and counted twice when
     drawn again. Rendered at 28 rows a frame, as a dealer's hand draws it."""
-    from dataclasses import replace
-
-    from vision.geometry import WINDOW_H, WINDOW_SIZE
-    from vision.synth import PASSAGE_SEVERITY
-
     rng = np.random.default_rng(3)
-    look = replace(random_perturbation(rng, PASSAGE_SEVERITY), size=WINDOW_SIZE)
-    travels = [210, 182, 154, 126, 98, 70, 42, 30, 58, 86, 114, 142, 170, 198, 215]
-    frames = [(render_window(synth_deck, "7C", look, travel=t, rng=rng), t < WINDOW_H + 5)
-              for t in travels]
+    frames = pulled_a_little(synth_deck, "7C", rng, reach=30.0, step=28.0)
     empty = render_window(synth_deck, "EMPTY", rng=rng)
     events = _track(synth_reader, [*frames, *[(empty, False)] * 3], trigger=trigger)
     assert [type(e).__name__ for e in events] == ["CardSeen", "SlidBack"]
