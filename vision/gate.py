@@ -105,6 +105,15 @@ class EmptyGate:
         z = self.whitened(numbers)[0]
         return float(z @ z) <= (LIKE_EMPTY * self.reach) ** 2
 
+    def within_reach(self, numbers: np.ndarray) -> bool:
+        """Whether a window's six numbers (`gate_vector`) lie within the reach, where the
+        empty windows enrolment learned lie (`passes` without the clearance and `plain`). A
+        shut gate knows nothing of them: anything does."""
+        if self.reach <= 0:
+            return True
+        z = self.whitened(numbers)[0]
+        return float(z @ z) <= self.reach * self.reach
+
     def passing(self, vectors: np.ndarray) -> np.ndarray:
         """The six numbers' part of `passes` (all but `plain`), for gate vectors (N, 6)."""
         z = self.whitened(vectors)
