@@ -98,21 +98,18 @@ class EmptyGate:
 
     def resembles_empty(self, numbers: np.ndarray) -> bool:
         """Whether a window's six numbers (`gate_vector`) lie within LIKE_EMPTY reaches of
-        the empty windows', as anything read as empty must. A shut gate (too few empty
-        windows learned, reach 0) knows nothing of them: anything does."""
-        if self.reach <= 0:
-            return True
-        z = self.whitened(numbers)[0]
-        return float(z @ z) <= (LIKE_EMPTY * self.reach) ** 2
+        the empty windows', as anything read as empty must."""
+        return self.within_reach(numbers, LIKE_EMPTY)
 
-    def within_reach(self, numbers: np.ndarray) -> bool:
-        """Whether a window's six numbers (`gate_vector`) lie within the reach, where the
-        empty windows enrolment learned lie (`passes` without the clearance and `plain`). A
-        shut gate knows nothing of them: anything does."""
+    def within_reach(self, numbers: np.ndarray, reaches: float = 1.0) -> bool:
+        """Whether a window's six numbers (`gate_vector`) lie within `reaches` times the
+        reach, where the empty windows enrolment learned lie (`passes` without the
+        clearance and `plain`). A shut gate (too few empty windows learned, reach 0) knows
+        nothing of them: anything does."""
         if self.reach <= 0:
             return True
         z = self.whitened(numbers)[0]
-        return float(z @ z) <= self.reach * self.reach
+        return float(z @ z) <= (reaches * self.reach) ** 2
 
     def passing(self, vectors: np.ndarray) -> np.ndarray:
         """The six numbers' part of `passes` (all but `plain`), for gate vectors (N, 6)."""

@@ -294,7 +294,8 @@ def test_the_glance_takes_a_window_for_the_empty_shoe_only_within_the_gates_reac
     beyond = reader(distance / 1.2)
     assert beyond.profile.gate.resembles_empty(numbers)  # the full read may call it empty
     assert not beyond.profile.gate.within_reach(numbers)
-    assert (beyond.read(window).kind, beyond.read(window).card) == ("face", "3S")
+    read = beyond.read(window)
+    assert (read.kind, read.card) == ("face", "3S")
     assert reader(distance / 0.9).read(window).kind == "empty"
 
 
