@@ -631,15 +631,28 @@ def cards_pushed_back(runs: int) -> list[Row]:
             _pushed_back(runs, "shallow")]
 
 
-_PUSHED_BACK = {
-    "for good": "camera: a card that slides back into the shoe",
-    "a little": "camera: a card pushed back a little, then drawn out",
-    "shallow": "camera: a card drawn until its index shows, then pushed back",
-}
 # How far a shallow pull draws the card (`synth.pulled_a_little`'s travel: about 40-60
 # shows its index just wholly in view) and how fast (rows a frame: a slow hand, a quick one).
 SHALLOW_REACH = (30.0, 65.0)
 SHALLOW_STEPS = (10.0, 28.0)
+# Each way of pushing a card back: its row's title, its runs' seed, and what the row's
+# note says survived ({halted_unread}: shallow pulls whose passage halted unreadable).
+_PUSHED_BACK = {
+    "for good": ("camera: a card that slides back into the shoe", b"slides back",
+                 "frames as `emulate-shoe --camera`'s `pullback`, then the card drawn for "
+                 "good; survived: the card read, the table halted naming it (it went back "
+                 "into the shoe), its next reading not counted, every card counted once"),
+    "a little": ("camera: a card pushed back a little, then drawn out", b"wiggles",
+                 "drawn half way, pushed back most of the way with the sensor covered, then "
+                 "drawn out in the same passage; survived: every card read and counted once, "
+                 "no halt"),
+    "shallow": ("camera: a card drawn until its index shows, then pushed back", b"shallow",
+                f"drawn until its travel was {SHALLOW_REACH[0]:.0f}-{SHALLOW_REACH[1]:.0f} "
+                f"rows (its index about wholly in view) at {SHALLOW_STEPS[0]:.0f} or "
+                f"{SHALLOW_STEPS[1]:.0f} rows a frame, pushed back, then drawn for good; "
+                "survived: the table halted (the card slid back, or its passage unreadable), "
+                "every card counted once; halted unreadable: {halted_unread}"),
+}
 
 
 def _pushed_back(runs: int, how: str) -> Row:
@@ -663,8 +676,8 @@ def _pushed_back(runs: int, how: str) -> Row:
     deck = synthetic_deck()
     reader = enrolled_reader(deck)
     empty = [(render_window(deck, "EMPTY", rng=np.random.default_rng(0)), False)] * 2
-    row = Row(_PUSHED_BACK[how])
-    seed = {"for good": b"slides back", "a little": b"wiggles"}.get(how, how.encode())
+    title, seed, note = _PUSHED_BACK[how]
+    row = Row(title)
     rng = random.Random(zlib.crc32(seed))
     unread = halted_unread = 0
     for _ in range(runs):
@@ -701,20 +714,7 @@ def _pushed_back(runs: int, how: str) -> Row:
         unread += said.count(None)
         row.lost += max(0, len(set(codes) - set(table.state.counts)) - said.count(None))
         row.doubled += max(0, counted - len(codes))
-    row.note = {
-        "for good": "frames as `emulate-shoe --camera`'s `pullback`, then the card drawn for "
-                    "good; survived: the card read, the table halted naming it (it went back "
-                    "into the shoe), its next reading not counted, every card counted once",
-        "a little": "drawn half way, pushed back most of the way with the sensor covered, "
-                    "then drawn out in the same passage; survived: every card read and "
-                    "counted once, no halt",
-        "shallow": f"drawn until its travel was {SHALLOW_REACH[0]:.0f}-{SHALLOW_REACH[1]:.0f} "
-                   f"rows (its index about wholly in view) at {SHALLOW_STEPS[0]:.0f} or "
-                   f"{SHALLOW_STEPS[1]:.0f} rows a frame, pushed back, then drawn for good; "
-                   "survived: the table halted (the card slid back, or its passage "
-                   "unreadable), every card counted once; halted unreadable: "
-                   f"{halted_unread}",
-    }[how]
+    row.note = note.format(halted_unread=halted_unread)
     others = unread - halted_unread
     row.note += f"; other cards unreadable (the table halts for them): {others}" if others else ""
     return row
