@@ -39,14 +39,17 @@ before went out (a card pushed back is the front card of the shoe: it comes out 
 
 A frame that is the very image of the one before (a camera frozen on one picture: a live
 sensor's noise never repeats) is no new evidence: it counts towards no decision, so a camera
-stuck on the card before does not read that card again; the passage ends unreadable.
+stuck on the card before does not read that card again; the passage ends unreadable. So too
+a picture of the over view that is the very image of its one before.
 
 Without the sensor, a face confirmed with a *different* code than the one already decided
 means a second card followed without an empty frame between: the first passage ends and a
-new one begins. Two identical cards in a row are told apart only by an empty frame (or a
-sensor edge) between them; a cut card or a face-up card is assumed to be separated from the
-card before it the same way. With the sensor, two different faces in one pulse are reported
-as Unreadable (the table halts for the dealer) since the sensor says one card passed.
+new one begins. Two identical cards in a row are told apart only by empty frames (`gap` of
+them) or a sensor edge between them; a cut card or a face-up card is assumed to be separated
+from the card before it the same way, but a face confirmed after the cut card starts a
+passage of its own. With the sensor, two different faces in one pulse, or the cut card and a
+face, are reported as Unreadable (the table halts for the dealer) since the sensor says one
+passed.
 """
 
 from __future__ import annotations
@@ -185,6 +188,16 @@ def _follow_index(passage: _Passage, label: str, at: float, frame: int) -> None:
         passage.slide = None
 
 
+def _slid_when_decided(passage: _Passage, at: float, frame: int) -> None:
+    """The frame that decides the card may show it slid already, its index SLID_BACK rows
+    below the highest place it was seen at before: `_follow_index` looks for a slide only
+    once the card is decided, and a card pushed back on its deciding frame was counted
+    again when drawn (a review, stop 52)."""
+    top = passage.tops.get(passage.decided)
+    if at and top is not None and passage.slide is None and at >= top + SLID_BACK:
+        passage.slide = _Slide(frame, at)
+
+
 def _body_passing(passage: _Passage) -> None:
     """A frame of a card's body passing, its index above the window: the decided card that
     slid went out after all (`_Slide.went_out_by_body`), if its index was ever seen as high
@@ -205,8 +218,13 @@ def _going_back_in(passage: _Passage, frame: int) -> None:
     glance, and a first version that took three such frames for the card gone out the top
     still counted slow pulls of court cards twice (a review, stop 50). Without the sensor
     the frame may be the next card coming in after this one went out: `_went_back`."""
-    if passage.slide is None and passage.decided.startswith("face:"):
-        passage.slide = _Slide(frame, float(WINDOW_H), by_edge=True)
+    if passage.decided.startswith("face:"):
+        # A slide already seen by its index is now told by the edge: whatever said the card
+        # was rising before is past (a wobble of 16 rows before it slid left `rising` set,
+        # and one frame of its top edge, taken for its body, cleared the slide: a review,
+        # stop 52).
+        first = passage.slide.frame if passage.slide is not None else frame
+        passage.slide = _Slide(first, float(WINDOW_H), by_edge=True)
 
 
 def _went_back(passage: _Passage, *, next_card: bool = False) -> list[ReadingEvent]:
@@ -235,6 +253,7 @@ class Tracker:
         self._triggered: bool | None = None
         self._last_image: np.ndarray | None = None
         self._last_reading: Reading | None = None
+        self._last_over: np.ndarray | None = None  # the over view's picture before
 
     def _read(self, frame: np.ndarray) -> tuple[Reading, bool]:
         """The frame's reading, and whether it is the very image of the frame before (then
@@ -245,6 +264,14 @@ class Tracker:
         self._last_image = frame.copy()  # the caller may reuse its buffer
         self._last_reading = self.reader.read(frame)
         return self._last_reading, False
+
+    def _over_repeated(self, over: np.ndarray) -> bool:
+        """Whether the over view's picture is the very image of its one before: a frozen
+        over camera must not read the face-up card before again (it read the next one,
+        a KC, as that 4S with confidence: a review, stop 52). Every over picture given is
+        kept, read or not: the over view is read only while a card is undecided."""
+        last, self._last_over = self._last_over, over.copy()
+        return last is not None and _same_picture(last, over)
 
     def feed(
         self,
@@ -327,8 +354,9 @@ class Tracker:
         # card it then failed to read is unreadable (the table halts), never another card.
         # Once the card is decided the over view can change nothing, and is not read either.
         passage.over_given |= over is not None
-        if (over is not None and not label.startswith("face:") and not passage.decided
-                and reading.looks not in FACE_SIDES):
+        over_repeated = over is not None and self._over_repeated(over)
+        if (over is not None and not over_repeated and not label.startswith("face:")
+                and not passage.decided and reading.looks not in FACE_SIDES):
             over_reading = self.reader.read(over, back_expected=True)
             passage.over.push(_label(over_reading), index)
             over_run = passage.over
@@ -341,18 +369,26 @@ class Tracker:
         if label.startswith("face:"):
             if not passage.decided:
                 passage.decided = label
+                _slid_when_decided(passage, reading.at, index)
                 return [CardSeen(reading.card, False, run.first_frame)]  # type: ignore[arg-type]
-            if passage.decided.startswith("face:") and label != passage.decided:
+            # A different card after the one decided, or after the cut card (a card right
+            # behind it was dropped without a word: a review, stop 52).
+            if passage.decided != "conflict" and label != passage.decided:
                 if split_on_change:
-                    # A different card in view without an empty frame between: a new passage.
+                    # A different card in view without an empty frame between: a new passage,
+                    # with what the old one saw of this card's index.
                     carried = _Run(label, run.length, run.first_frame)
-                    self._passage = _Passage(run.first_frame, under=carried, decided=label)
+                    tops = {label: passage.tops[label]} if label in passage.tops else {}
+                    self._passage = _Passage(run.first_frame, under=carried, decided=label,
+                                             tops=tops)
+                    _slid_when_decided(self._passage, reading.at, index)
                     return [*_went_back(passage, next_card=True),
                             CardSeen(reading.card, False, run.first_frame)]  # type: ignore[arg-type]
-                if passage.decided != "conflict":
-                    first, passage.decided = passage.decided[5:], "conflict"
-                    reason = f"two cards read in one sensor pulse: {first} then {reading.card}"
-                    return [Unreadable(reason, run.first_frame)]
+                first = (passage.decided[5:] if passage.decided.startswith("face:")
+                         else "the cut card")
+                passage.decided = "conflict"
+                reason = f"two cards read in one sensor pulse: {first} then {reading.card}"
+                return [Unreadable(reason, run.first_frame)]
             return []
         if label == "cut" and not passage.decided:
             passage.decided = label
@@ -385,8 +421,10 @@ class Tracker:
             reason = ("face-up card: its back was seen and no over view read its face"
                       if passage.over_given else "face-up card: its back was seen, and this "
                       "shoe has no camera above the card to read its face")
-        elif passage.joker_at is not None:
+        elif passage.joker_at is not None and "face" not in passage.seen:
             # Told apart from an unreadable card: a joker is not one of the shoe's cards.
+            # Not where a face was read too, even once: the frames nearest the joker were a
+            # card's top coming in, and the table must count that card (a review, stop 52).
             return [Unreadable(JOKER, passage.joker_at)]
         elif "face" in passage.seen:
             reason = "no two frames agreed on the card"
