@@ -117,9 +117,7 @@ class Journal:
             raise cannot(path, "open the journal", error) from None
         except sqlite3.DatabaseError as error:
             if "malformed" in str(error):
-                raise JournalError(f"{path}: damaged: SQLite cannot read it ({error}); a "
-                                   "journal cut short, overwritten or copied while it was "
-                                   "being written") from None
+                raise damaged(path, error) from None
             if _looks_like_text(path):  # a plain mistake: exit 2, not "damaged"
                 raise JournalPathError(f"{path}: a text file, not a Sabot journal") from None
             # A journal whose header was overwritten reads the same as any other binary
@@ -153,7 +151,7 @@ class Journal:
         hash, which covers the table's settings and the microsecond it was written, so a
         table restarted with a new journal (whose numbers start at 1 again) is told from
         its old one. None while the journal has no record."""
-        row = self._db.execute("SELECT hash FROM records WHERE seq = 1").fetchone()
+        row = next(self._rows("SELECT hash FROM records WHERE seq = 1"), None)
         return str(row[0])[:IDENTITY_CHARS] if row else None
 
     def append(self, kind: str, body: dict, cause: int | None = None) -> Record:
@@ -199,10 +197,9 @@ class Journal:
         return records
 
     def records(self, after: int = 0) -> Iterator[Record]:
-        cursor = self._db.execute(
-            "SELECT seq, ts_us, kind, cause, body, prev_hash, hash FROM records "
-            "WHERE seq > ? ORDER BY seq", (after,))
-        for seq, ts_us, kind, cause, body, prev_hash, digest in cursor:
+        rows = self._rows("SELECT seq, ts_us, kind, cause, body, prev_hash, hash FROM records "
+                          "WHERE seq > ? ORDER BY seq", (after,))
+        for seq, ts_us, kind, cause, body, prev_hash, digest in rows:
             try:
                 parsed = json.loads(body)
             except json.JSONDecodeError:
@@ -218,6 +215,8 @@ class Journal:
                 "SELECT seq, hash, key, signature FROM signatures ORDER BY seq").fetchall()
         except sqlite3.OperationalError:  # written before journals were signed
             return []
+        except sqlite3.DatabaseError as error:
+            raise damaged(self.path, error) from None
         from controller.journal.signing import Anchor  # noqa: PLC0415 - see the top
 
         return [Anchor(int(seq), str(digest), str(key), str(signature))
@@ -230,6 +229,8 @@ class Journal:
                                    "seq <= ? ORDER BY seq DESC LIMIT 1", (upto,)).fetchone()
         except sqlite3.OperationalError:  # written before journals were signed
             return None
+        except sqlite3.DatabaseError as error:
+            raise damaged(self.path, error) from None
         from controller.journal.signing import Anchor  # noqa: PLC0415 - see the top
 
         return Anchor(int(row[0]), str(row[1]), str(row[2]), str(row[3])) if row else None
@@ -245,8 +246,27 @@ class Journal:
 
     def raw_rows(self) -> Iterator[tuple]:
         """Rows as stored (body as text), for verification of the chain."""
-        yield from self._db.execute(
+        yield from self._rows(
             "SELECT seq, ts_us, kind, cause, body, prev_hash, hash FROM records ORDER BY seq")
+
+    def _rows(self, query: str, parameters: tuple = ()) -> Iterator[tuple]:
+        """The rows of a query of the records. A journal whose header and first pages read
+        may have its records' pages damaged: every command that read one said "internal
+        error: DatabaseError" (a trial, stop 52) where `verify` of another said so."""
+        cursor = self._reading(self._db.execute, query, parameters)
+        while batch := self._reading(cursor.fetchmany, 256):
+            yield from batch  # outside the guard: a reader that stops early closes it here
+
+    def _reading(self, call: Callable, *arguments):
+        """`call(*arguments)`, SQLite's errors in reading as the journal's."""
+        try:
+            return call(*arguments)
+        except sqlite3.ProgrammingError:  # a bug of ours (a closed journal), not the file's
+            raise
+        except sqlite3.OperationalError as error:
+            raise cannot(self.path, "read the journal", error) from None
+        except sqlite3.DatabaseError as error:
+            raise damaged(self.path, error) from None
 
     def _transaction(self):
         db = self._db
@@ -372,6 +392,12 @@ def _open_for_reading(path: str) -> sqlite3.Connection:
                            "beside it; copy the journal with its -wal file to a writable "
                            "folder, or read it as the service's user") from None
     return connect("immutable=1")
+
+
+def damaged(path: str, detail: object) -> JournalError:
+    """`PATH: damaged: ...`: SQLite cannot read the file's pages."""
+    return JournalError(f"{path}: damaged: SQLite cannot read it ({detail}); a journal cut "
+                        "short, overwritten or copied while it was being written")
 
 
 def cannot(path: str, what: str, detail: object) -> JournalError:

@@ -589,3 +589,49 @@ def test_replay_of_one_round_prints_its_cards_result_and_what_came_between(tmp_p
     missing = capsys.readouterr()
     assert "no round 5 in shoe 2 of the journal" in missing.err
     assert missing.out.strip() == ""  # no shoe's header above "no round" (stop 50)
+
+
+def _damaged_inside(path):
+    """A journal of a whole one-deck shoe whose pages past the first are overwritten: its
+    header and first page read, its records do not (a trial, stop 52)."""
+    from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
+
+    shoe = dealt_until_shoe_end(shuffled_shoe(1, seed=5), 1)
+    script = " ".join(o.card if hasattr(o, "card") and o.card else "CUT" for o in shoe)
+    deal_into(path, script)
+    size = path.stat().st_size
+    assert size > 5 * 4096
+    with open(path, "r+b") as handle:
+        handle.seek(2 * 4096)
+        handle.write(b"x" * (size - 3 * 4096))
+
+
+@pytest.mark.parametrize("command", ["replay", "report", "verify"])
+def test_a_journal_damaged_inside_is_named_damaged_by_every_reader(tmp_path, capsys, command):
+    """`replay`, `report` and `verify` printed "internal error: DatabaseError: database disk
+    image is malformed" (exit 70) for a journal whose header reads and its records do not."""
+    path = tmp_path / "j.db"
+    _damaged_inside(path)
+    page = tmp_path / "r.html"
+    more = ["--html", str(page)] if command == "report" else []
+    status = main([command, str(path), *more])
+    said = capsys.readouterr()
+    assert "internal error" not in said.err
+    if command == "replay":
+        assert status == 1 and f"{path}: damaged: SQLite cannot read it" in said.err
+    elif command == "verify":
+        assert status == 1 and "FAILED" in said.out and "malformed" in said.out
+    else:  # the report shows what can be read, under the verdict
+        assert status in (0, 1) and "fails verification" in said.err
+
+
+def test_a_journal_damaged_inside_is_not_written_to(tmp_path, capsys):
+    path = tmp_path / "j.db"
+    _damaged_inside(path)
+    before = path.read_bytes()
+    order = tmp_path / "order.txt"
+    order.write_text("AS 2C 9H 8D\n")
+    assert main(["deal", str(order), "--journal", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "internal error" not in err and f"{path}: damaged" in err
+    assert path.read_bytes() == before
