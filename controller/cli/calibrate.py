@@ -5,10 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.cli._numbers import number
+from controller.cli._paths import check_file_path
+from controller.errors import InputError
 from controller.service.config import set_camera_window
 from vision.calibrate import annotate, find_window
 from vision.errors import ImageReadError
 from vision.imageio import read_image, write_image
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 
 def register(subparsers) -> None:
@@ -33,13 +37,20 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    frame = read_image(args.image)
-    calibration = find_window(frame, args.card_width)
     out = Path(args.out) if args.out else (
         Path(args.config).parent / f"{Path(args.image).stem}.calibration.png")
-    set_camera_window(args.config, calibration.window)
+    check_file_path("--config", args.config)
+    check_file_path("--out", str(out))
+    if out.suffix.lower() not in IMAGE_SUFFIXES:
+        raise InputError(f"--out {out}: the annotated image is written as a PNG or JPEG: "
+                         f"give a name ending {' or '.join(IMAGE_SUFFIXES[:2])}")
+    frame = read_image(args.image)
+    calibration = find_window(frame, args.card_width)
+    # The image first: a command that fails changes no config (a trial, stop 52: the window
+    # was written, then the command failed on the image's name).
     if not write_image(out, annotate(frame, calibration)):
         raise ImageReadError(f"{out}: cannot write the annotated image")
+    set_camera_window(args.config, calibration.window)
     x, y, w, h = calibration.window
     print(f"[camera] window = [{x}, {y}, {w}, {h}] -> {args.config}")
     print(f"annotated frame -> {out}")
@@ -49,3 +60,4 @@ def run(args) -> int:
     if calibration.clipped:
         print("warning: the window runs off the frame and was cut: centre the camera")
     return 0
+

@@ -61,6 +61,24 @@ def test_calibrate_command_fails_clearly(tmp_path, capsys):
                  str(tmp_path / "c.toml")]) == 2
 
 
+@pytest.mark.parametrize("out", ["seen.txt", "no-such-folder/seen.png"])
+def test_calibrate_that_cannot_write_its_image_leaves_the_config_alone(
+        tmp_path, vector_deck, capsys, out):
+    """A trial (stop 52): the config was changed, then the command failed (exit 2) with
+    "cannot write the annotated image", saying neither why nor that the config had changed."""
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), camera_frame(vector_deck, "QS"))
+    config = tmp_path / "config.toml"
+    before = '[table]\nid = "t1"\n\n[camera]\nwindow = [0, 0, 128, 200]\n'
+    config.write_text(before)
+    assert main(["calibrate", str(image), "--config", str(config), "--out",
+                 str(tmp_path / out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {tmp_path / out}: " in err
+    assert ("no such directory" if "/" in out else "give a name ending .png") in err
+    assert config.read_text() == before
+
+
 def test_calibrate_asks_for_the_config_rather_than_writing_etc(tmp_path, vector_deck, capsys):
     image = tmp_path / "frame.png"
     cv2.imwrite(str(image), camera_frame(vector_deck, "QS"))
