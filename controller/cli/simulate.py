@@ -65,6 +65,10 @@ def run(args) -> int:
     from controller.surveillance.broker import open_client, parse_broker_url
     from controller.surveillance.messages import OFFLINE, check_table_id, topic
 
+    if args.sign and args.journal is None:
+        # As `deal`: a journal in a temporary folder, signed, was kept where nobody was told
+        # (a trial, stop 52).
+        raise InputError("--sign signs a journal: give --journal PATH too")
     observations, settings = load_observations(args.shoe, args.decks, args.style, args.seed)
     check_table_id(args.table, "--table")
     reader = None

@@ -265,3 +265,8 @@ def test_deal_and_simulate_sign_their_journals_for_a_lab_to_check(tmp_path, caps
         assert "every signature by the trusted key" in capsys.readouterr().out
     assert main(["deal", str(shoe), "--sign", str(key)]) == 2
     assert "--sign signs a journal: give --journal PATH too" in capsys.readouterr().err
+    # A trial (stop 52): `simulate` signed a journal in a temporary folder, never named.
+    other = tmp_path / "other.key"
+    assert main(["simulate", "--json", "--shoe", str(shoe), "--sign", str(other)]) == 2
+    assert "--sign signs a journal: give --journal PATH too" in capsys.readouterr().err
+    assert not other.exists()
