@@ -132,11 +132,13 @@ def _token_of(observation: obs.Observation) -> str:
 
 
 def read_input(path: str) -> tuple[str, str]:
-    """The text of `path` (or stdin for '-') and the name to use in messages."""
+    """The text of `path` (or stdin for '-') and the name to use in messages. A byte order
+    mark, which Windows' Notepad writes first, is no token (a trial, stop 52: "token
+    '\\ufeffQS' is not a card code")."""
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        return sys.stdin.read().removeprefix("\ufeff"), "<stdin>"
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:
             return handle.read(), path
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None

@@ -173,3 +173,19 @@ def test_an_argument_no_command_knows_is_refused_with_that_commands_usage(capsys
     err = capsys.readouterr().err
     assert err.startswith("usage: sabot verify ") and "sabot verify: error: unrecognized " \
         "arguments: --frobnicate" in err
+
+
+def test_an_order_file_saved_with_a_byte_order_mark_reads_as_without_it(
+        tmp_path, capsys, monkeypatch):
+    """A trial (stop 52): Notepad's byte order mark made the first token "\\ufeffQS", not a
+    card code. A file and standard input alike."""
+    plain = tmp_path / "plain.txt"
+    plain.write_text(SHOE)
+    marked = tmp_path / "marked.txt"
+    marked.write_bytes(b"\xef\xbb\xbf" + SHOE.replace("\n", "\r\n").encode())
+    assert main(["deal", str(plain), "--json"]) == 0
+    expected = capsys.readouterr().out
+    assert main(["deal", str(marked), "--json"]) == 0
+    assert capsys.readouterr().out == expected
+    status, out, _ = run_deal(capsys, monkeypatch, "\ufeff" + SHOE, "--json")
+    assert status == 0 and out == expected
