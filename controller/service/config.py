@@ -141,6 +141,8 @@ def load_config(path: str) -> dict[str, dict[str, Any]]:
 def validate(raw: dict, path: str = "<config>") -> dict[str, dict[str, Any]]:
     config = defaults()
     for section, values in raw.items():
+        if not isinstance(values, dict) and section not in SCHEMA:
+            raise ConfigError(f"{path}: {_outside(section, values)}")
         if section not in SCHEMA:
             raise ConfigError(f"{path}: unknown section [{section}] (known: "
                               f"{', '.join(SCHEMA)})")
@@ -154,13 +156,30 @@ def validate(raw: dict, path: str = "<config>") -> dict[str, dict[str, Any]]:
             if isinstance(value, bool) and key.kind is not bool or not isinstance(
                     value, key.kind):
                 raise ConfigError(f"{path}: [{section}] {name} must be "
-                                  f"{_type_name(key.kind)}, not {value!r}")
+                                  f"{_type_name(key.kind)}, not {_shown(value)}")
             if key.choices and value not in key.choices:
                 raise ConfigError(f"{path}: [{section}] {name} must be one of "
                                   f"{', '.join(map(str, key.choices))}, not {value!r}")
             config[section][name] = value
     _check_ranges(config, path)
     return config
+
+
+def _outside(name: str, value: object) -> str:
+    """What is wrong with a key above every section heading: where it belongs, if anywhere."""
+    homes = [section for section, keys in SCHEMA.items() if name in keys]
+    if not homes:
+        return f"{name!r} is outside any section, and no section has such a key"
+    return (f"{name} = {_shown(value)} is outside any section: it belongs under "
+            f"{' or '.join(f'[{home}]' for home in homes)}")
+
+
+def _shown(value: object) -> str:
+    """A value as the config's reader wrote it: TOML's true and false, else Python's repr
+    (which for numbers and strings reads the same)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
 
 
 UART_BAUDS = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000, 921600, 1000000,

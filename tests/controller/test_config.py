@@ -31,7 +31,11 @@ def test_repository_example_config_is_in_step_with_the_schema():
     ({"tabel": {}}, "unknown section [tabel]"),
     ({"table": {"deck": 8}}, "unknown key 'deck' in [table]"),
     ({"table": {"decks": "eight"}}, "[table] decks must be an integer, not 'eight'"),
-    ({"table": {"decks": True}}, "[table] decks must be an integer"),
+    ({"table": {"decks": True}}, "[table] decks must be an integer, not true"),  # TOML's word
+    # A key above every section heading (a trial, stop 52: "unknown section [decks]").
+    ({"decks": 8}, "decks = 8 is outside any section: it belongs under [table]"),
+    ({"fps": 30}, "fps = 30 is outside any section: it belongs under [camera]"),
+    ({"colour": "red"}, "'colour' is outside any section, and no section has such a key"),
     ({"table": {"decks": 13}}, "[table] decks must be 1-12"),
     ({"table": {"style": "C"}}, "[table] style must be one of A, B"),
     ({"camera": {"window": [1, 2, 3]}}, "[camera] window must be four"),
