@@ -42,17 +42,23 @@ def _title(text: str, width: int) -> np.ndarray:
     return band
 
 
-def misread(enrolment, most: int | None = None) -> list[tuple[object, str, str]]:
+def misread(enrolment, most: int | None = None,
+            progress=lambda done, total: None) -> list[tuple[object, str, str]]:
     """The held-back views (`enrol.HeldOut`) the enrolled profile reads wrong or does not
     read, as (view, truth, what was read), at most `most` of them. Not those whose right
     reading is no card: a card sliding past or a face with nothing printed read as unknown
     or the empty window, a joker as unknown (a stop 34 sheet of gnome-berlin showed 49 such
-    blank faces of its 52 tiles, and the 4 views that needed looking at)."""
+    blank faces of its 52 tiles, and the 4 views that needed looking at). `progress(done,
+    total)` is called as the views are read: they are thousands, and take as long as half
+    the enrolment (a trial, stop 52, waited 38 s with nothing shown)."""
     from vision.reader import Reader  # noqa: PLC0415 - the sheet reads as the reader does
 
     reader = Reader(enrolment.profile)
     found = []
-    for held in enrolment.held_out:
+    total = len(enrolment.held_out)
+    for done, held in enumerate(enrolment.held_out):
+        if done % 64 == 0:
+            progress(done, total)
         if most is not None and len(found) == most:
             break
         reading = reader.read(held.window)
@@ -80,14 +86,14 @@ def sheet_order(names) -> list[str]:
     return sorted(names, key=lambda name: rank.get(name, len(rank)))
 
 
-def write_sheet(enrolment, path: str | Path) -> Path:
+def write_sheet(enrolment, path: str | Path, progress=lambda done, total: None) -> Path:
     """A PNG: every enrolled class's nominal window, then up to MAX_PROBLEMS held-back views
-    that were read wrong (red: the reading) or not accepted (orange)."""
+    that were read wrong (red: the reading) or not accepted (orange). `progress`: `misread`'s."""
     enrolled = _grid([_tile(enrolment.nominal[name], name, (0, 0, 0))
                       for name in sheet_order(enrolment.nominal)])
     problems = [_tile(held.window, problem_label(truth, said),
                       (0, 140, 255) if said == "unknown" else (0, 0, 220))
-                for held, truth, said in misread(enrolment, MAX_PROBLEMS)]
+                for held, truth, said in misread(enrolment, MAX_PROBLEMS, progress)]
     width = enrolled.shape[1]
     more = f" (the first {MAX_PROBLEMS})" if len(problems) == MAX_PROBLEMS else ""
     heading = f"held-back views read wrong (red) or not read (orange): {len(problems)}{more}"

@@ -223,7 +223,13 @@ def _enrol(args, samples_dir: str, start: float) -> int:
     if args.sheet:
         from vision.sheet import write_sheet  # noqa: PLC0415 - only when asked for
 
-        print(f"sheet -> {write_sheet(result, args.sheet)}", file=sys.stderr)
+        drawing = time.perf_counter()
+        with _bar(console, "drawing the sheet", "views") as progress:
+            task = progress.add_task("sheet", total=None)
+            sheet = write_sheet(result, args.sheet, progress=lambda done, total:
+                                progress.update(task, completed=done, total=total))
+        print(f"sheet -> {sheet} (the held-back views read again in "
+              f"{time.perf_counter() - drawing:.1f} s)", file=sys.stderr)
     for line in _verdict(result, kinds, args):
         print(line, file=sys.stderr)
     return 0

@@ -232,6 +232,23 @@ def test_enroll_from_whole_faces_draws_a_sheet_and_reports_the_calibration(
     picture = cv2.imread(str(sheet))
     assert picture is not None and picture.shape[1] == 13 * 64
     assert "views of cards read with confidence" in err  # views, not cards
+    # The sheet's own time, which the enrolment's leaves out (a trial, stop 52: 38 s more,
+    # with nothing shown).
+    assert re.search(rf"sheet -> {re.escape(str(sheet))} \(the held-back views read again "
+                     r"in \d+\.\d s\)", err)
+
+
+def test_the_sheet_reports_its_progress_over_every_held_back_view(vector_reader):
+    from types import SimpleNamespace  # noqa: PLC0415
+
+    from vision.sheet import misread  # noqa: PLC0415
+
+    held = [SimpleNamespace(window=np.zeros((200, 128, 3), np.uint8), truth_card=None,
+                            truth_kind="empty", truth="empty", sliding=False)] * 130
+    calls = []
+    misread(SimpleNamespace(profile=vector_reader.profile, held_out=held),
+            progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(0, 130), (64, 130), (128, 130)]
 
 
 def test_the_sheet_draws_the_enrolled_windows_in_sheet_order(mocker, tmp_path):
