@@ -64,14 +64,16 @@ def expected_events(path: str | Path) -> list[dict]:
     return events
 
 
-def first_difference(expected: list[dict], got: list[dict]) -> str | None:
-    """None when the two are the same; else what differs first, in words."""
+def first_difference(expected: list[dict], got: list[dict],
+                     names: tuple[str, str] = ("expected", "got")) -> str | None:
+    """None when the two are the same; else what differs first, in words (`names`: what
+    the two lists are called there)."""
     for number, (want, have) in enumerate(zip(expected, got, strict=False), start=1):
         if want != have:
             keys = sorted(k for k in set(want) | set(have) if want.get(k) != have.get(k))
             have = {k: have[k] for k in want if k in have} | have  # in the same key order
-            return (f"event {number} differs in {', '.join(keys)}: expected "
-                    f"{_short(want)}, got {_short(have)}")
+            return (f"event {number} differs in {', '.join(keys)}: {names[0]} "
+                    f"{_short(want)}, {names[1]} {_short(have)}")
     if len(got) < len(expected):
         return (f"{len(expected) - len(got)} expected event(s) missing after event "
                 f"{len(got)}: the first is {_short(expected[len(got)])}")

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from controller.errors import SabotError
-from controller.journal.replay import replay
+from controller.journal.compare import first_difference
+from controller.journal.replay import comparable, replay
 from controller.journal.signing import Anchor, public_hex, public_key_from_hex
 from controller.journal.store import GENESIS, IDENTITY_CHARS, Journal, record_hash
 
@@ -150,8 +151,11 @@ def _verify_content(path: str, journal: Journal, rows: list[tuple], *,
     mismatch = replayed.first_mismatch()
     if mismatch is not None:
         seq, recorded, produced = mismatch
-        return Verdict(False, count, f"record {seq}: replaying this observation gives "
-                       f"{produced} but the journal holds {recorded}")
+        # Named by the field that differs, as JSON (a trial, stop 52: two Python lists).
+        differs = first_difference(comparable(produced, recorded), recorded,
+                                   ("replaying gives", "the journal holds"))
+        return Verdict(False, count, f"record {seq}: its events are not what replaying its "
+                       f"observation gives: {differs}")
     note = ""
     if replayed.unfinished is not None:
         note = (f"; the events of the last observation (record {replayed.unfinished}) "

@@ -635,3 +635,23 @@ def test_a_journal_damaged_inside_is_not_written_to(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "internal error" not in err and f"{path}: damaged" in err
     assert path.read_bytes() == before
+
+
+def test_a_rechained_forgery_of_a_result_is_named_by_the_field_it_changed(tmp_path):
+    """A trial (stop 52): the verdict was two Python lists of events (True, single quotes,
+    the keys in another order) that never said which field was changed."""
+    path = tmp_path / "j.db"
+    deal_into(path)
+    with sqlite3.connect(path) as db:
+        seq, text = db.execute("SELECT seq, body FROM records WHERE kind = 'event' AND "
+                               "body LIKE '%\"event\":\"round\"%' ORDER BY seq").fetchone()
+        body = json.loads(text)
+        body["result"] = "player" if body["result"] != "player" else "banker"
+        db.execute("UPDATE records SET body = ? WHERE seq = ?",
+                   (json.dumps(body, sort_keys=True, separators=(",", ":")), seq))
+    rehash_from(path, 1)
+    verdict = verify(str(path))
+    assert not verdict.ok
+    assert "differs in result: replaying gives {\"event\": \"round\"" in verdict.message
+    assert f"\"result\": \"{body['result']}\"" in verdict.message.split("the journal holds")[1]
+    assert "True" not in verdict.message and "'event'" not in verdict.message
