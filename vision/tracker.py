@@ -47,9 +47,9 @@ means a second card followed without an empty frame between: the first passage e
 new one begins. Two identical cards in a row are told apart only by empty frames (`gap` of
 them) or a sensor edge between them; a cut card or a face-up card is assumed to be separated
 from the card before it the same way, but a face confirmed after the cut card starts a
-passage of its own. With the sensor, two different faces in one pulse, or the cut card and a
-face, are reported as Unreadable (the table halts for the dealer) since the sensor says one
-passed.
+passage of its own, as does the cut card confirmed after a face. With the sensor, two
+different faces in one pulse, or the cut card and a face, are reported as Unreadable (the
+table halts for the dealer) since the sensor says one passed.
 """
 
 from __future__ import annotations
@@ -393,6 +393,17 @@ class Tracker:
         if label == "cut" and not passage.decided:
             passage.decided = label
             return [CutCard(run.first_frame)]
+        if label == "cut" and passage.decided.startswith("face:"):
+            # The cut card right behind a card in its passage: ignored, it left the shoe
+            # dealing past it with no last coup called (stop 52). No frame after a face was
+            # read as the cut card in 2,288 passages of the eleven designs.
+            if split_on_change:
+                self._passage = _Passage(run.first_frame, decided=label,
+                                         under=_Run(label, run.length, run.first_frame))
+                return [*_went_back(passage, next_card=True), CutCard(run.first_frame)]
+            first, passage.decided = passage.decided[5:], "conflict"
+            return [Unreadable(f"two cards read in one sensor pulse: {first} then the cut "
+                               "card", run.first_frame)]
         if label == JOKER and passage.joker_at is None:
             passage.joker_at = run.first_frame  # told at the end, if no face is read
         if label == "back" and not passage.decided:

@@ -598,6 +598,22 @@ def test_a_card_in_the_cut_cards_sensor_pulse_halts_the_table():
         CutCard(0), Unreadable("two cards read in one sensor pulse: the cut card then 5D", 3)]
 
 
+def test_the_cut_card_right_behind_a_card_is_its_own_passage_without_the_sensor():
+    """It was ignored: the passage was the card's, and the shoe dealt past the cut card with
+    no last coup called."""
+    readings = [("face", "5D", 90.0), ("face", "5D", 60.0), ("passing", None), ("cut", None),
+                ("cut", None), ("cut", None), ("empty", None), ("empty", None)]
+    assert _scripted(readings, False) == [CardSeen("5D", False, 0), CutCard(3)]
+
+
+def test_the_cut_card_in_a_cards_sensor_pulse_halts_the_table():
+    readings = [("face", "5D", 90.0), ("face", "5D", 60.0), ("passing", None), ("cut", None),
+                ("cut", None), ("cut", None), ("empty", None), ("empty", None)]
+    assert _scripted(readings, True) == [
+        CardSeen("5D", False, 0), Unreadable("two cards read in one sensor pulse: 5D then "
+                                             "the cut card", 3)]
+
+
 @pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
 def test_a_top_edge_seen_low_after_a_slide_forgets_that_the_card_was_rising(trigger):
     """The docstring: the top edge low in the window after the card was decided says it is
