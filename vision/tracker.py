@@ -198,6 +198,11 @@ def _slid_when_decided(passage: _Passage, at: float, frame: int) -> None:
         passage.slide = _Slide(frame, at)
 
 
+def _named(label: str) -> str:
+    """A decided label in words: a card's code, or the cut card."""
+    return "the cut card" if label == "cut" else label.removeprefix("face:")
+
+
 def _body_passing(passage: _Passage) -> None:
     """A frame of a card's body passing, its index above the window: the decided card that
     slid went out after all (`_Slide.went_out_by_body`), if its index was ever seen as high
@@ -371,44 +376,42 @@ class Tracker:
                 passage.decided = label
                 _slid_when_decided(passage, reading.at, index)
                 return [CardSeen(reading.card, False, run.first_frame)]  # type: ignore[arg-type]
-            # A different card after the one decided, or after the cut card (a card right
-            # behind it was dropped without a word: a review, stop 52).
             if passage.decided != "conflict" and label != passage.decided:
-                if split_on_change:
-                    # A different card in view without an empty frame between: a new passage,
-                    # with what the old one saw of this card's index.
-                    carried = _Run(label, run.length, run.first_frame)
-                    tops = {label: passage.tops[label]} if label in passage.tops else {}
-                    self._passage = _Passage(run.first_frame, under=carried, decided=label,
-                                             tops=tops)
-                    _slid_when_decided(self._passage, reading.at, index)
-                    return [*_went_back(passage, next_card=True),
-                            CardSeen(reading.card, False, run.first_frame)]  # type: ignore[arg-type]
-                first = (passage.decided[5:] if passage.decided.startswith("face:")
-                         else "the cut card")
-                passage.decided = "conflict"
-                reason = f"two cards read in one sensor pulse: {first} then {reading.card}"
-                return [Unreadable(reason, run.first_frame)]
+                return self._after_another(passage, label, reading, index, split_on_change)
             return []
         if label == "cut" and not passage.decided:
             passage.decided = label
             return [CutCard(run.first_frame)]
         if label == "cut" and passage.decided.startswith("face:"):
-            # The cut card right behind a card in its passage: ignored, it left the shoe
-            # dealing past it with no last coup called (stop 52). No frame after a face was
-            # read as the cut card in 2,288 passages of the eleven designs.
-            if split_on_change:
-                self._passage = _Passage(run.first_frame, decided=label,
-                                         under=_Run(label, run.length, run.first_frame))
-                return [*_went_back(passage, next_card=True), CutCard(run.first_frame)]
-            first, passage.decided = passage.decided[5:], "conflict"
-            return [Unreadable(f"two cards read in one sensor pulse: {first} then the cut "
-                               "card", run.first_frame)]
+            return self._after_another(passage, label, reading, index, split_on_change)
         if label == JOKER and passage.joker_at is None:
             passage.joker_at = run.first_frame  # told at the end, if no face is read
         if label == "back" and not passage.decided:
             passage.back_seen = True
         return self._face_up_decision(passage)
+
+    def _after_another(self, passage: _Passage, label: str, reading: Reading, index: int,
+                       split_on_change: bool) -> list[ReadingEvent]:
+        """A card or the cut card (`label`) confirmed in a passage decided on another.
+        Without the sensor (`split_on_change`) it followed with no empty frame between: a
+        new passage, with what the old one saw of this card's index. With it, unreadable:
+        the sensor says one passed. Either way round one was lost without a word until a
+        review (stop 52): a card right behind the cut card, and the cut card right behind a
+        card (the shoe dealt past it with no last coup called; no frame after a face was
+        read as the cut card in 2,288 passages of the eleven designs)."""
+        run = passage.under
+        if split_on_change:
+            tops = {label: passage.tops[label]} if label in passage.tops else {}
+            self._passage = _Passage(run.first_frame, under=_Run(label, run.length,
+                                                                 run.first_frame),
+                                     decided=label, tops=tops)
+            _slid_when_decided(self._passage, reading.at, index)
+            event = (CutCard(run.first_frame) if label == "cut"
+                     else CardSeen(reading.card, False, run.first_frame))  # type: ignore[arg-type]
+            return [*_went_back(passage, next_card=True), event]
+        first, passage.decided = _named(passage.decided), "conflict"
+        return [Unreadable(f"two cards read in one sensor pulse: {first} then "
+                           f"{_named(label)}", run.first_frame)]
 
     def _face_up_decision(self, passage: _Passage) -> list[ReadingEvent]:
         face = passage.over_face

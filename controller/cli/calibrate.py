@@ -60,4 +60,3 @@ def run(args) -> int:
     if calibration.clipped:
         print("warning: the window runs off the frame and was cut: centre the camera")
     return 0
-

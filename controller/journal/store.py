@@ -210,9 +210,19 @@ class Journal:
 
     def signatures(self) -> list[Anchor]:
         """Every signed head, oldest first (none in a journal written without a key)."""
+        return self._anchors("SELECT seq, hash, key, signature FROM signatures ORDER BY seq")
+
+    def signed_head(self, upto: int) -> Anchor | None:
+        """The newest signed head at or before record `upto` (None: none)."""
+        newest = self._anchors("SELECT seq, hash, key, signature FROM signatures WHERE "
+                               "seq <= ? ORDER BY seq DESC LIMIT 1", (upto,))
+        return newest[0] if newest else None
+
+    def _anchors(self, query: str, parameters: tuple = ()) -> list[Anchor]:
+        """The signed heads a query of the signatures finds (none in a journal written
+        before journals were signed, which has no such table)."""
         try:
-            rows = self._db.execute(
-                "SELECT seq, hash, key, signature FROM signatures ORDER BY seq").fetchall()
+            rows = self._db.execute(query, parameters).fetchall()
         except sqlite3.OperationalError:  # written before journals were signed
             return []
         except sqlite3.DatabaseError as error:
@@ -221,19 +231,6 @@ class Journal:
 
         return [Anchor(int(seq), str(digest), str(key), str(signature))
                 for seq, digest, key, signature in rows]
-
-    def signed_head(self, upto: int) -> Anchor | None:
-        """The newest signed head at or before record `upto` (None: none)."""
-        try:
-            row = self._db.execute("SELECT seq, hash, key, signature FROM signatures WHERE "
-                                   "seq <= ? ORDER BY seq DESC LIMIT 1", (upto,)).fetchone()
-        except sqlite3.OperationalError:  # written before journals were signed
-            return None
-        except sqlite3.DatabaseError as error:
-            raise damaged(self.path, error) from None
-        from controller.journal.signing import Anchor  # noqa: PLC0415 - see the top
-
-        return Anchor(int(row[0]), str(row[1]), str(row[2]), str(row[3])) if row else None
 
     def signed_rows(self) -> tuple[list[tuple], list[Anchor]]:
         """`raw_rows` and `signatures` as of one moment (one read transaction): a write of
