@@ -184,6 +184,12 @@ def draw_cut(color: tuple[int, int, int] = (30, 200, 245)) -> np.ndarray:
     return _with_alpha(np.full((CARD_H, CARD_W, 3), color, np.uint8))
 
 
+def with_cut(deck: Deck, color: tuple[int, int, int]) -> Deck:
+    """`deck` with a plain cut card of `color` (BGR) in place of its own: the shoe's cut card
+    is the casino's, not the design's."""
+    return Deck(deck.name, {**deck.cards, "CUT": draw_cut(color)})
+
+
 def _specials(back_color: tuple[int, int, int]) -> dict[str, np.ndarray]:
     return {
         "BACK": draw_back(back_color),

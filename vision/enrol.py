@@ -42,7 +42,7 @@ from vision.cards import (
     split_code,
 )
 from vision.contrast import RETAKE, restore_contrast
-from vision.decks import foreign_deck
+from vision.decks import draw_cut, foreign_deck
 from vision.errors import EnrolmentError
 from vision.features import card_above_window, card_region, thumbnail
 from vision.fit import fit_warnings
@@ -604,6 +604,17 @@ def enrol(samples_dir: str | Path, notes: list[str] | None = None, **options) ->
     return result.profile
 
 
+def _drawn_cut(samples: Samples, colour: tuple[int, int, int]) -> str:
+    """Learn the cut card as a plain card of `colour` (BGR); the note that says so. Refused
+    beside a picture of one: which of the two is the shoe's cannot be told."""
+    if "cut" in samples.classes:
+        raise EnrolmentError(f"{samples.directory}: has a picture of the cut card already "
+                             "(cut*.png): give either it or a cut card colour, not both")
+    samples.classes["cut"] = [card_source(draw_cut(colour))]
+    blue, green, red = colour
+    return f"the cut card: a plain card of #{red:02x}{green:02x}{blue:02x}, drawn"
+
+
 @cache
 def _builtin_empty() -> Source:
     """A flat dark window: the shoe interior when no empty sample was captured (its views
@@ -629,14 +640,18 @@ INTERIOR_CAST = 0.08  # an interior not sampled is dark grey give or take this p
 
 
 def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | None = None,
-              progress: Progress | None = None) -> Enrolment:
+              progress: Progress | None = None,
+              cut_colour: tuple[int, int, int] | None = None) -> Enrolment:
     """`views` learned per card (three times that of the cards a held-back view took for
     one another: CONFUSED_CARD_LEARNED); `held` read back per card to calibrate (by default
-    HELD_VIEWS, fewer when fewer views are learned)."""
+    HELD_VIEWS, fewer when fewer views are learned); `cut_colour` (BGR): the shoe's cut card
+    is a plain card of this colour, for samples that have no picture of it."""
     held = min(HELD_VIEWS, max(4, views // 2)) if held is None else held
     samples = read_samples(samples_dir)
     _check_complete(samples)
     notes = list(samples.notes)
+    if cut_colour is not None:
+        notes.append(_drawn_cut(samples, cut_colour))
     # Each read as unknown halts the table: say when, as the joker's note does.
     halts = {"back": "at every card dealt face up", "cut": "at every shoe's cut card"}
     for kind in ("back", "cut"):

@@ -1,4 +1,5 @@
-"""Numbers on the command line: finite, in range, refused by argparse with the reason.
+"""Values on the command line (numbers, a window, a colour): checked, and refused by
+argparse with the reason.
 
 `type=number(int, 1, 12)` refuses "13", "nan", "1e400" and "-1" with the option's name
 (argparse prints `argument --decks: ...` and exits 2), where a bare `type=float` would let a
@@ -58,3 +59,14 @@ def window_used(window: tuple[int, int, int, int] | None, *, given: bool,
               if config and sets_window(config)
               else "the default: give --window X,Y,W,H, or --config with a [camera] window")
     return f"reading window: {','.join(map(str, window))} ({origin})"
+
+
+def colour(text: str) -> tuple[int, int, int]:
+    """An argparse type: a colour as `vision.colours` reads it (BGR)."""
+    from vision.colours import parse_colour  # noqa: PLC0415 - only when one is given
+    from vision.errors import DeckError  # noqa: PLC0415
+
+    try:
+        return parse_colour(text)
+    except DeckError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None

@@ -18,7 +18,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from controller.cli._numbers import window, window_used
+from controller.cli._numbers import colour, window, window_used
 from controller.cli._paths import check_file_path
 from controller.errors import InputError
 from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
@@ -70,6 +70,10 @@ def register(subparsers) -> None:
                         "fewer cards with confidence)")
     parser.add_argument("--sheet", metavar="PNG", help="also draw a contact sheet: what was "
                         "enrolled and the held-back views read wrong or not read")
+    parser.add_argument("--cut-colour", type=colour, metavar="COLOUR",
+                        help="the shoe's cut card is a plain card of this colour, for samples "
+                        "with no picture of it (cut*.png): a name (yellow, red...), #rrggbb "
+                        "or r,g,b")
     parser.set_defaults(func=run)
 
 
@@ -178,7 +182,7 @@ def _enrol(args, samples_dir: str, start: float) -> int:
     console = Console(stderr=True)
     with _bar(console, "enrolling", "views") as progress:
         task = progress.add_task("enrol", total=None)
-        result = enrolment(samples_dir, views=args.views,
+        result = enrolment(samples_dir, views=args.views, cut_colour=args.cut_colour,
                            progress=lambda done, total: progress.update(task, completed=done,
                                                                         total=total))
     for note in result.notes:
@@ -249,8 +253,8 @@ def _verdict(result, kinds: list[str], args) -> list[str]:
         todo.append("add a picture of the cards' back (back.png): without it the table "
                     "halts at every card dealt face up")
     if "cut" not in kinds:
-        todo.append("add a picture of the shoe's cut card (cut.png): without it the table "
-                    "halts at every shoe's cut card")
+        todo.append("add a picture of the shoe's cut card (cut.png), or give its colour "
+                    "(--cut-colour): without it the table halts at every shoe's cut card")
     if NO_EMPTY_NOTE in result.notes:
         todo.append("add a picture of the empty window (empty.png), if the camera sees "
                     "anything but a dark shoe with no card")

@@ -13,7 +13,7 @@ import sys
 import time
 
 from controller.cli._journal_path import journal_path, signer_of
-from controller.cli._numbers import number
+from controller.cli._numbers import colour, number
 
 
 def register(subparsers) -> None:
@@ -34,6 +34,10 @@ def register(subparsers) -> None:
     parser.add_argument("--deck", default="synthetic", help="card design: 'synthetic' (built "
                         "in), 'shared' (../shared/decks/vector-playing-cards), a folder of "
                         "faces, or the name of one in ../shared/decks ($SABOT_DECKS)")
+    parser.add_argument("--cut-colour", type=colour, metavar="COLOUR",
+                        help="the shoe's cut card: a plain card of this colour, in place of "
+                        "the design's (default yellow): a name, #rrggbb or r,g,b, as "
+                        "`sabot enroll --cut-colour` takes it")
     parser.add_argument("--profile", metavar="PROFILE", help="read the design with this "
                         "profile of `sabot enroll` instead of learning it here: the shoe then "
                         "proves the profile a table would use (one enrolled without a cut "
@@ -89,7 +93,8 @@ def run(args) -> int:
         # read is journaled as unreadable where the input has the card.
         check_journal_continues(journal, observations, camera=True)
         printer = EventPrinter(True) if args.json else None
-        with build_simulation(settings, journal, deck_name=args.deck, seed=args.seed,
+        with build_simulation(settings, journal, deck_name=args.deck,
+                              cut_colour=args.cut_colour, seed=args.seed,
                               speed=speed, sink=printer, broker=broker, table_id=args.table,
                               damage=args.damage, reader=reader,
                               signer=signer_of(args.sign)) as sim:
@@ -157,4 +162,5 @@ def _say_what_the_profile_will_not_read(reader, deck, profile: str, *,
         what = cut.reason if cut.kind == "unknown" else f"read as {cut.card or cut.kind}"
         print(f"sabot simulate: warning: {profile} does not read the shoe's cut card in place "
               f"({what}): the table halts when it comes (enrol the cut card the shoe deals: "
-              "a cut*.png sample)", file=sys.stderr)
+              "a cut*.png sample, or `sabot enroll --cut-colour`; or deal the profile's own "
+              "with --cut-colour)", file=sys.stderr)

@@ -41,7 +41,7 @@ from firmware_bridge.pty_shoe import PtyShoe
 from firmware_bridge.session import LinkTiming
 from hardware.camera import open_camera
 from hardware.panel import open_panel
-from vision.decks import load_deck, synthetic_deck
+from vision.decks import load_deck, synthetic_deck, with_cut
 from vision.enrol import enrol
 from vision.errors import ProfileError
 from vision.profile import PROFILE_VERSION, load_profile, save_profile
@@ -117,12 +117,13 @@ def deck_digest(deck) -> str:
 
 class Simulation:
     def __init__(self, settings, journal_path, deck_name, seed, speed, sink, broker=None,
-                 table_id=None, damage=0.0, reader=None, signer=None):
+                 table_id=None, damage=0.0, reader=None, signer=None, cut_colour=None):
         # Every resource is closed by the stack, also when building the rest fails.
         self._stack = ExitStack()
         self._damage = damage
         self._reader = reader
         self._signer = signer
+        self._cut_colour = cut_colour
         self._log = None  # where `play_live` tells each event, off a terminal
         try:
             self._build(settings, journal_path, deck_name, seed, speed, sink, broker, table_id)
@@ -135,6 +136,8 @@ class Simulation:
         stack = self._stack
         self.deck = synthetic_deck() if deck_name == "synthetic" else load_deck(
             None if deck_name == "shared" else deck_name)
+        if self._cut_colour is not None:
+            self.deck = with_cut(self.deck, self._cut_colour)
         tune_for_reading()
         reader = enrolled_reader(self.deck) if self._reader is None else self._reader
         self.panel = open_panel({"backend": "fake", "lamps": DEFAULT_LAMP_PINS,
@@ -247,12 +250,13 @@ class Simulation:
 
 def build_simulation(settings, journal_path, *, deck_name="synthetic", seed=None, speed=0.0,
                      sink=None, broker=None, table_id=None, damage=0.0,
-                     reader=None, signer=None) -> Simulation:
+                     reader=None, signer=None, cut_colour=None) -> Simulation:
     """`broker`: a surveillance broker client (controller.surveillance.broker) the table
     publishes to, as `sabot run` does; `table_id` the table's name in journal and topics;
     `damage`: the share of serial frames damaged each way (firmware_bridge.faults);
     `reader`: what reads the camera's windows, instead of a reader of the design's learned
     profile (a benchmark that times each read); `signer`: the table's journal key, as
-    `sabot run` has one (`journal.signing`)."""
+    `sabot run` has one (`journal.signing`); `cut_colour`: the shoe's cut card is a plain
+    card of this colour (BGR), in place of the design's."""
     return Simulation(settings, journal_path, deck_name, seed, speed, sink, broker, table_id,
-                      damage, reader, signer)
+                      damage, reader, signer, cut_colour)

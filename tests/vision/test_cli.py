@@ -190,7 +190,8 @@ def test_enroll_skips_other_names_and_jokers_and_notes_a_missing_cut_card(sample
     # The to-do list asks for both (a second review, stop 49: not for the back).
     assert ("to do:\n  - add a picture of the cards' back (back.png): without it the table "
             "halts at every card dealt face up\n  - add a picture of the shoe's cut card "
-            "(cut.png): without it the table halts at every shoe's cut card") in err
+            "(cut.png), or give its colour (--cut-colour): without it the table halts at "
+            "every shoe's cut card") in err
     assert "no empty*.png" not in err  # the operator's samples show the empty window
     assert (tmp_path / "p.npz").exists()
 
@@ -401,3 +402,60 @@ def test_a_card_sample_holding_another_things_picture_is_refused(samples_copy, t
     err = capsys.readouterr().err
     assert "hold the same picture, but name different things" in err
     assert copy_of in err and named in err and "Traceback" not in err
+
+
+def test_a_cut_card_given_by_its_colour_is_enrolled_and_read_where_a_shoe_deals_it(
+        tmp_path, capsys, synth_faces):
+    """No command drew a cut card for a folder of faces (stop 52's known limit): the operator
+    of a design's artwork had to make a cut.png in an image editor. `--cut-colour` draws the
+    plain card; `simulate --cut-colour` deals the same one, and the table calls last coup."""
+    faces = tmp_path / "faces"
+    shutil.copytree(synth_faces, faces)
+    for cut in faces.glob("cut*"):
+        cut.unlink()
+    profile = tmp_path / "p.npz"
+    assert main(["enroll", str(faces), "--out", str(profile), "--views", "6",
+                 "--cut-colour", "#2060d0"]) == 0
+    err = capsys.readouterr().err
+    assert "note: the cut card: a plain card of #2060d0, drawn" in err
+    assert "enrolled 52 cards and back, cut, empty" in err
+    assert "no cut*.png sample" not in err and "cut card (cut.png)" not in err
+    shoe = tmp_path / "shoe.txt"
+    shoe.write_text("AS 2C 2H 3D CUT 4H 5D KH KD 7S 8C\n")
+    assert main(["deal", str(shoe), "--json"]) == 0
+    dealt = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    status = main(["simulate", "--json", "--shoe", str(shoe), "--seed", "3", "--profile",
+                   str(profile), "--cut-colour", "32,96,208"])
+    out, err = capsys.readouterr()
+    simulated = [json.loads(line) for line in out.splitlines()]
+    assert simulated.pop()["event"] == "stats"
+    assert (status, simulated) == (0, dealt)
+    assert any(e["event"] == "cut_card" for e in simulated)
+    assert "warning" not in err
+    # The simulator's own yellow cut card is not the profile's: said before the shoe starts.
+    status = main(["simulate", "--json", "--shoe", str(shoe), "--seed", "3", "--profile",
+                   str(profile)])
+    assert status != 0
+    assert "does not read the shoe's cut card in place" in capsys.readouterr().err
+
+
+def test_a_cut_card_colour_beside_a_picture_of_one_is_refused(synth_faces, tmp_path, capsys):
+    """Which of the two is the shoe's cut card cannot be told: refused before any work."""
+    assert (synth_faces / "cut.png").exists()
+    assert main(["enroll", str(synth_faces), "--out", str(tmp_path / "p.npz"),
+                 "--cut-colour", "red"]) == 2
+    err = capsys.readouterr().err
+    assert "has a picture of the cut card already (cut*.png): give either it or a cut card " \
+        "colour, not both" in err
+    assert not (tmp_path / "p.npz").exists()
+
+
+@pytest.mark.parametrize("command", ["enroll", "simulate"])
+def test_a_cut_card_colour_not_understood_names_the_text_and_the_forms(command, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--cut-colour", "mauve", *(["x", "--out", "p.npz"]
+                                                  if command == "enroll" else [])])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --cut-colour: colour 'mauve': give a name (black, blue," in err
+    assert "#rrggbb (#d02030) or red,green,blue (208,32,48)" in err
