@@ -184,6 +184,15 @@ def draw_cut(color: tuple[int, int, int] = (30, 200, 245)) -> np.ndarray:
     return _with_alpha(np.full((CARD_H, CARD_W, 3), color, np.uint8))
 
 
+def named_deck(name: str, cut: tuple[int, int, int] | None = None) -> Deck:
+    """The design a command's `--deck` names: "synthetic" (built in), "shared" (the shared
+    public-domain one), a folder of faces, or a shared design's name; with a plain cut card
+    of `cut` (BGR) in place of its own, if given."""
+    deck = synthetic_deck() if name == "synthetic" else load_deck(
+        None if name == "shared" else name)
+    return deck if cut is None else with_cut(deck, cut)
+
+
 def with_cut(deck: Deck, color: tuple[int, int, int]) -> Deck:
     """`deck` with a plain cut card of `color` (BGR) in place of its own: the shoe's cut card
     is the casino's, not the design's."""

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable
 from typing import TextIO
 
-from controller.cli._numbers import number
+from controller.cli._numbers import colour, number
 from controller.errors import InputError, SabotError
 from controller.game import observations as obs
 from controller.game.script import check_pushed_back, parse_script, read_input
@@ -110,6 +110,10 @@ def register(subparsers) -> None:
     camera.add_argument("--deck", metavar="DIR",
                         help="the deck design the camera shows: a folder of faces (as "
                         "../shared/decks/*), or synthetic (default)")
+    camera.add_argument("--cut-colour", type=colour, metavar="COLOUR",
+                        help="the cut card the camera shows: a plain card of this colour "
+                        "(a name, #rrggbb or r,g,b; default the design's, else yellow), as "
+                        "`sabot enroll --cut-colour` learns it")
     camera.add_argument("--fps", type=number(float, 1, 240),
                         help="frames per second (default 30: a card takes 0.8 s to pass, "
                         "24 frames; a reader slower than the camera drops frames, and a "
@@ -201,8 +205,8 @@ def shoe_order(path: str) -> list[obs.Observation]:
 
 # The camera's options left to its defaults when not given: option -> `CameraDealer.open`'s
 # keyword (the attribute of the parsed arguments is the option's name).
-_CAMERA_DEFAULTED = {"--deck": "deck", "--fps": "fps", "--frames-per-card": "frames_per_card",
-                     "--window": "at"}
+_CAMERA_DEFAULTED = {"--deck": "deck", "--cut-colour": "cut_colour", "--fps": "fps",
+                     "--frames-per-card": "frames_per_card", "--window": "at"}
 
 
 def _camera_options(args) -> dict[str, object]:

@@ -14,7 +14,7 @@ from controller.game.script import check_pushed_back, parse_script, pushed_back
 from controller.game.shoe import dealt_until_shoe_end, shuffled_shoe
 from controller.sim.camera import ShoeCamera
 from controller.sim.dealer import BUTTON_OF, dealt_code
-from vision.decks import load_deck, synthetic_deck
+from vision.decks import named_deck
 
 
 class CameraDealer:
@@ -27,10 +27,12 @@ class CameraDealer:
     def open(cls, shoe, *, deck: str = "synthetic", port: int = 0, fps: float = 30.0,
              frames_per_card: int = 24, at: tuple[int, int] = (40, 30),
              order: list[obs.Observation] | None = None,
-             seed: int | None = None, on_card=None) -> CameraDealer:
+             seed: int | None = None, on_card=None,
+             cut_colour: tuple[int, int, int] | None = None) -> CameraDealer:
         """`shoe` is the emulated shoe (PtyShoe: its sensor and buttons); `order` what
-        `deal_next` deals (default: a shuffled 8-deck shoe to its end)."""
-        design = synthetic_deck() if deck == "synthetic" else load_deck(deck)
+        `deal_next` deals (default: a shuffled 8-deck shoe to its end); `cut_colour` the
+        cut card's (BGR), in place of the design's."""
+        design = named_deck(deck, cut_colour)
         if order is None:
             order = dealt_until_shoe_end(shuffled_shoe(8, seed=seed), 8)
         camera = ShoeCamera(shoe, design, fps=fps, at=at, frames_per_card=frames_per_card,

@@ -41,7 +41,7 @@ from firmware_bridge.pty_shoe import PtyShoe
 from firmware_bridge.session import LinkTiming
 from hardware.camera import open_camera
 from hardware.panel import open_panel
-from vision.decks import load_deck, synthetic_deck, with_cut
+from vision.decks import named_deck
 from vision.enrol import enrol
 from vision.errors import ProfileError
 from vision.profile import PROFILE_VERSION, load_profile, save_profile
@@ -134,10 +134,7 @@ class Simulation:
     def _build(self, settings, journal_path, deck_name, seed, speed, sink, broker,
                table_id) -> None:
         stack = self._stack
-        self.deck = synthetic_deck() if deck_name == "synthetic" else load_deck(
-            None if deck_name == "shared" else deck_name)
-        if self._cut_colour is not None:
-            self.deck = with_cut(self.deck, self._cut_colour)
+        self.deck = named_deck(deck_name, self._cut_colour)
         tune_for_reading()
         reader = enrolled_reader(self.deck) if self._reader is None else self._reader
         self.panel = open_panel({"backend": "fake", "lamps": DEFAULT_LAMP_PINS,

@@ -99,7 +99,7 @@ def test_a_shoe_file_that_does_not_exist_is_refused(tmp_path, capsys, monkeypatc
 
 @pytest.mark.parametrize("option", [["--shoe", "order.txt"], ["--deck", "synthetic"],
                                     ["--fps", "60"], ["--frames-per-card", "12"],
-                                    ["--window", "10,10"]])
+                                    ["--window", "10,10"], ["--cut-colour", "red"]])
 def test_the_cameras_options_without_the_camera_are_refused(capsys, monkeypatch, option):
     """Without --camera, --shoe was never read (a missing file was accepted silently), --deck
     never shown and --fps, --frames-per-card and --window never used."""

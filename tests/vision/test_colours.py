@@ -35,3 +35,20 @@ def test_a_colour_not_understood_names_the_text_and_what_to_give(text, says):
         parse_colour(text)
     assert says in str(error.value)
     assert isinstance(error.value, ValueError)
+
+
+def test_a_named_deck_with_a_cut_colour_deals_a_plain_cut_card_of_it_and_keeps_its_cards():
+    """`--deck` and `--cut-colour` of simulate and emulate-shoe: one way to name a design."""
+    from vision.decks import load_deck, named_deck, synthetic_deck
+
+    assert named_deck("synthetic") is synthetic_deck()
+    assert named_deck("shared").name == "vector-playing-cards"
+    assert named_deck("gnome-berlin") is load_deck("gnome-berlin")
+    red = named_deck("gnome-berlin", parse_colour("#c81e28"))
+    cut = red.image("CUT")
+    opaque = cut[:, :, 3] == 255
+    assert opaque.mean() > 0.9
+    assert {tuple(int(v) for v in px) for px in cut[opaque][:, :3]} == {(0x28, 0x1e, 0xc8)}
+    assert red.image("KH") is load_deck("gnome-berlin").image("KH")
+    with pytest.raises(DeckError, match="does not exist"):
+        named_deck("no-such-design")
