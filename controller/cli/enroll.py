@@ -142,6 +142,9 @@ def _check_not_overwriting(out: str) -> None:
 
 def _samples_of_recording(args, stack: ExitStack) -> str:
     items = parse_order(args.order or "new-deck")
+    if args.cut_colour is not None and any(item.name.startswith("cut") for item in items):
+        raise InputError("--cut-colour: the order names the cut card (CUT), which the "
+                         "recording shows: give one or the other")
     window = args.window
     if window is None and args.config:
         from controller.service.config import (  # noqa: PLC0415 - only when asked for

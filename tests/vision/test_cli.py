@@ -448,6 +448,12 @@ def test_a_cut_card_colour_beside_a_picture_of_one_is_refused(synth_faces, tmp_p
     assert "has a picture of the cut card already (cut*.png): give either it or a cut card " \
         "colour, not both" in err
     assert not (tmp_path / "p.npz").exists()
+    # From a recording whose order names the cut card, before the recording is opened.
+    assert main(["enroll", "--recording", str(tmp_path / "no-such-recording"), "--order",
+                 "new-deck CUT", "--out", str(tmp_path / "p.npz"), "--cut-colour", "red"]) == 2
+    assert capsys.readouterr().err == ("sabot enroll: --cut-colour: the order names the cut "
+                                       "card (CUT), which the recording shows: give one or "
+                                       "the other\n")
 
 
 @pytest.mark.parametrize("command", ["enroll", "simulate"])
