@@ -23,6 +23,7 @@ class TableState:
     rounds: int = 0  # rounds completed this shoe, void hands included
 
     burn_cards: list[str] = field(default_factory=list)
+    burn_unread: int = 0  # cards burned face down that could not be read (rule 7.4(b))
     counts: Counter = field(default_factory=Counter)  # per card code, this shoe
     cards_drawn: int = 0  # everything that left the shoe this shoe, cutting cards excepted
 
@@ -84,7 +85,8 @@ class TableState:
     @property
     def cards_in_play(self) -> int:
         """Cards drawn but not yet in the ledger (burn in progress, round, held)."""
-        return len(self.burn_cards) + len(self.player) + len(self.banker) + len(self.held)
+        return (len(self.burn_cards) + self.burn_unread + len(self.player) + len(self.banker)
+                + len(self.held))
 
     def next_hand(self) -> str | None:
         if self.phase != ROUND:

@@ -13,6 +13,7 @@ from controller.game import observations as obs
 from controller.game.cards import CARDS_PER_DECK, burn_value, hand_total, is_pair, parse_card
 from controller.game.lamps import lamps
 from controller.game.places import place_now, place_of_last_card
+from controller.game.shoe import MIN_CUT_FROM_BACK
 from controller.game.state import BETWEEN, BURN, ENDED, ROUND, TableState
 from controller.game.tableau import INITIAL_CARDS, PLAYER, initial_hand, is_natural, result
 
@@ -121,15 +122,31 @@ class Table:
                         f"again; check that it is {card}, whose place is "
                         f"{place_now(s, card, s.pushed_back_to)}")
             return
+        burning = s.phase == BURN and not s.faults
         if o.reason == JOKER:
             # Not one of the shoe's cards (a deck of the game has 52): like a foreign copy
             # beyond the decks it is set aside and leaves the count of the shoe alone. A
             # card that could not be read is one of them, whatever it was.
+            instead = ("; it is not one of the cards burned: burn one more in its place (rule "
+                       "7.4(b))" if burning and s.burn_cards else "")
             self._fault("a joker left the shoe: it is not one of the shoe's cards; set it "
-                        "aside", "JOKER")
+                        f"aside{instead}", "JOKER")
             return
-        self.state.cards_drawn += 1
-        self._fault(f"unreadable card: {o.reason}", "??")
+        s.cards_drawn += 1
+        if burning and s.burn_cards:
+            # Burned face down, its value is needed by nobody: set aside instead, one card
+            # more was burned than the dealer burned, and every hand after held the wrong
+            # cards (a rules audit, stop 53). The camera failed all the same: the table halts.
+            s.burn_unread += 1
+            self._fault(f"unreadable card: {o.reason}: burned face down, it is one of the "
+                        "cards burned (rule 7.4(b)), whose values are not needed")
+            self._burn_done()
+        elif burning:
+            self._fault(f"unreadable card: {o.reason}: it was the burn's first card, shown "
+                        "to tell how many are burned (rule 7.4(a)): set it aside and show "
+                        "the next card in its place", "??")
+        else:
+            self._fault(f"unreadable card: {o.reason}", "??")
 
     def _on_equipment_fault(self, o: obs.EquipmentFault) -> None:
         self._fault(o.reason)
@@ -169,8 +186,11 @@ class Table:
         s = self.state
         s.last_read = None
         if s.phase == BURN:
-            self._fault("cutting card drawn during the burn (rule 7.3 places it at least "
-                        "twenty cards from the back): check the shoe; after the "
+            # Rule 7.3 has the dealer insert it near the back of the stack after the cut:
+            # in the burn, the cut went wrong (it was "at least twenty cards from the back",
+            # which a card at the front is too: a rules audit, stop 53).
+            self._fault("cutting card drawn during the burn: the cut (rule 7.3) inserts it "
+                        "near the back of the stack: check the shoe; after the "
                         "acknowledgement the first round is the last")
             s.cut_seen = True
             self._announce_last_coup("9.8")
@@ -179,10 +199,23 @@ class Table:
         elif s.phase == ROUND or s.held:
             s.cut_seen = s.cut_during_round = True
             self._emit("cut_card", rule="9.7", round=s.round_number)
+            self._check_cut_depth()
         else:
             s.cut_seen = True
             self._emit("cut_card", rule="9.8", round=s.round_number)
+            self._check_cut_depth()
             self._announce_last_coup("9.8")
+
+    def _check_cut_depth(self) -> None:
+        """Rule 7.3: the cutting card goes at least MIN_CUT_FROM_BACK cards in from the back. One
+        nearer the back was taken as any other, and the last coup ran out of cards with
+        nothing said before (a rules audit, stop 53)."""
+        left = self.state.cards_left
+        if left < MIN_CUT_FROM_BACK:
+            cards = f"{left} card{'s' if left != 1 else ''}"
+            self._irregularity("7.3", f"cutting card drawn with {cards} left in the shoe: "
+                               "rule 7.3 inserts it at least twenty cards from the back; the "
+                               "last coup may run out of cards")
 
     def _on_no_more_bets(self, _: obs.NoMoreBets) -> None:
         s = self.state
@@ -291,10 +324,19 @@ class Table:
         s = self.state
         s.burn_cards.append(card)
         s.last_drawn_to = "burn"
-        if len(s.burn_cards) == burn_value(s.burn_cards[0]) + 1:
-            self._emit("burn", cards=list(s.burn_cards))
-            s.ledger["burn"] += len(s.burn_cards)
+        self._burn_done()
+
+    def _burn_done(self) -> None:
+        """The burn ends with the first card's value burned after it, cards not read
+        (`burn_unread`) among them."""
+        s = self.state
+        burned = len(s.burn_cards) + s.burn_unread
+        if burned == burn_value(s.burn_cards[0]) + 1:
+            unread = {"unread": s.burn_unread} if s.burn_unread else {}
+            self._emit("burn", cards=list(s.burn_cards), **unread)
+            s.ledger["burn"] += burned
             s.burn_cards.clear()
+            s.burn_unread = 0
             s.phase = BETWEEN
 
     def _card_between_rounds(self, card: str, face_up: bool) -> None:

@@ -129,8 +129,8 @@ def table_view(title: str, state: TableState, lit: frozenset[str], shown: list[d
               f"{state.cards_left}{bets}")
     parts = [Text(status, style="bold"), lamp_strip(lit), hands(state, last)]
     if state.burn_cards:
-        parts.append(Text(f"burn: {state.burn_cards[0]} shown, {len(state.burn_cards) - 1} "
-                          "burned"))
+        burned = len(state.burn_cards) - 1 + state.burn_unread
+        parts.append(Text(f"burn: {state.burn_cards[0]} shown, {burned} burned"))
     if last:
         winner = "TIE HAND" if last["result"] == "tie" else f"{last['result'].upper()} wins"
         parts.append(Text(f"last: round {last['round']} {winner}, player "

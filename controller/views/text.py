@@ -20,6 +20,8 @@ def describe(event: dict) -> str | None:
     kind = event.get("event")
     if kind == "burn":
         first, *rest = event["cards"]
+        unread = event.get("unread", 0)  # burned face down, not read (rule 7.4(b))
+        rest += ["??"] * unread
         return f"burn      {first} shown, {len(rest)} burned: {' '.join(rest) or '-'}"
     if kind == "round":
         return _round_line(event)

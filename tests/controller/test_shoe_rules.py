@@ -197,3 +197,70 @@ def test_no_more_bets_that_deals_the_last_held_cards_can_run_the_shoe_dry():
     table, events = run_script(script, decks=1, burn=False)
     assert table.state.phase == ENDED
     assert of_kind(events, "shoe_end")
+
+
+def test_rule_7_4_b_a_burned_card_not_read_is_still_one_of_the_cards_burned():
+    """A rules audit (stop 53): a card burned face down that the camera could not read was
+    set aside, so one card more was burned than the dealer burned, and every hand after it
+    held the wrong cards. Its value is not needed: it counts as burned (the table halts for
+    the camera all the same)."""
+    table, events = run_script("5S 2C 4D UNREADABLE ACK 6C 8D 9C 2D KH 3D", burn=False)
+    (fault,) = of_kind(events, "fault")
+    assert fault["reason"] == ("unreadable card: marked UNREADABLE in the script: burned "
+                               "face down, it is one of the cards burned (rule 7.4(b)), "
+                               "whose values are not needed")
+    assert fault["card"] is None and of_kind(events, "ack")[0]["set_aside"] == []
+    (burn,) = of_kind(events, "burn")
+    assert burn == {"event": "burn", "cards": ["5S", "2C", "4D", "6C", "8D"], "unread": 1}
+    (r,) = of_kind(events, "round")
+    assert (r["player"], r["banker"], r["result"]) == (["9C", "KH"], ["2D", "3D"], "player")
+    assert sum(table.state.ledger.values()) == 10 and table.state.ledger["burn"] == 6
+
+
+def test_rule_7_4_b_the_last_card_burned_unread_ends_the_burn():
+    table, events = run_script("AS UNREADABLE ACK 2H 3D 4H 5D", burn=False)
+    assert of_kind(events, "burn") == [{"event": "burn", "cards": ["AS"], "unread": 1}]
+    assert of_kind(events, "round")[0]["player"] == ["2H", "4H"]
+
+
+def test_rule_7_4_a_the_shown_card_not_read_is_set_aside_and_the_next_one_shown():
+    """The first card fixes how many are burned: not read, it cannot, and the dealer is told
+    to show the next one in its place."""
+    _, events = run_script("UNREADABLE ACK 2C 7D 8D 6C 9C 2D KH", burn=False)
+    (fault,) = of_kind(events, "fault")
+    assert fault["card"] == "??"
+    assert fault["reason"] == ("unreadable card: marked UNREADABLE in the script: it was the "
+                               "burn's first card, shown to tell how many are burned (rule "
+                               "7.4(a)): set it aside and show the next card in its place")
+    assert of_kind(events, "burn")[0]["cards"] == ["2C", "7D", "8D"]
+
+
+def test_rule_7_4_a_joker_in_the_burn_is_no_card_burned_and_the_dealer_is_told():
+    _, events = run_script("3H 2C JOKER ACK 4D 5S 2H 3D 4H 5D", burn=False)
+    (fault,) = of_kind(events, "fault")
+    assert fault["reason"].endswith("set it aside; it is not one of the cards burned: burn "
+                                    "one more in its place (rule 7.4(b))")
+    assert of_kind(events, "burn")[0]["cards"] == ["3H", "2C", "4D", "5S"]
+
+
+def test_rule_7_3_a_cutting_card_with_fewer_than_twenty_cards_behind_it_is_an_irregularity():
+    """The audit: a cutting card five cards from the back of an 8-deck shoe was taken as any
+    other, and the last coup ran out of cards with nothing said before."""
+    stack = [c for c in ALL_CODES if c not in ("AS", "2C", "2H", "3D", "4H", "5D")]
+    first = " ".join(stack[:-19])
+    table, events = run_script(f"2H 3D 4H 5D {first} CUT", decks=1)
+    assert table.state.cards_left == 19
+    (irregular,) = of_kind(events, "irregularity")
+    assert irregular["rule"] == "7.3"
+    assert irregular["message"] == ("cutting card drawn with 19 cards left in the shoe: rule "
+                                    "7.3 inserts it at least twenty cards from the back; the "
+                                    "last coup may run out of cards")
+    _, events = run_script(f"2H 3D 4H 5D {' '.join(stack[:-20])} CUT", decks=1)
+    assert of_kind(events, "irregularity") == []  # twenty is enough
+
+
+def test_rule_7_4_b_the_burn_line_shows_a_card_burned_unread():
+    from controller.views.text import describe
+
+    _, events = run_script("4S 2C UNREADABLE ACK 6C 8D", burn=False)
+    assert describe(of_kind(events, "burn")[0]) == "burn      4S shown, 4 burned: 2C 6C 8D ??"
