@@ -61,6 +61,9 @@ def table_keys(folder: Path) -> dict[str, str]:
     return keys
 
 
+GRACE_S = 1  # s the pages' requests are given to finish when the monitor is told to stop
+
+
 def default_db() -> Path:
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "sabot" / "monitor.sqlite"
@@ -105,8 +108,12 @@ def run(args) -> int:
         shown = f"[{host}]" if ":" in host else host
         print(f"sabot monitor: http://{shown}:{port}/ ; broker {address}; history {db}",
               file=sys.stderr, flush=True)
+        # A room page holds its event stream open for as long as it is shown: told to stop,
+        # uvicorn waited for every one to close, its API silent and the history locked
+        # meanwhile (a surveillance officer's trial, stop 53). Past this the streams are
+        # cut, and the pages reconnect to whichever monitor serves next.
         config = uvicorn.Config(create_app(service), host=host, port=port, log_level="warning",
-                                access_log=False)
+                                access_log=False, timeout_graceful_shutdown=GRACE_S)
         uvicorn.Server(config).run(sockets=listening)
     return 0
 

@@ -310,3 +310,29 @@ def test_monitors_of_one_group_share_the_events_between_them(broker, tmp_path):
     table.close()
     for monitor in monitors:
         monitor.stop()
+
+
+def test_a_monitor_told_to_stop_stops_while_a_page_keeps_its_stream_open(broker, tmp_path):
+    """A surveillance officer's trial (stop 53): with a room page open (its event stream),
+    SIGTERM left the monitor running until the page was closed, its API silent and its
+    history locked against a restart, while the page still showed "live"."""
+    import http.client
+    import time
+
+    monitor, base = start_monitor(broker.url, tmp_path)
+    port = int(base.rsplit(":", 1)[1])
+    page = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    page.request("GET", "/api/stream")
+    stream = page.getresponse()
+    assert stream.status == 200 and stream.readline() == b"retry: 2000\n"
+    started = time.monotonic()
+    monitor.terminate()
+    _, err = monitor.communicate(timeout=15)
+    assert monitor.returncode == 143, err
+    assert time.monotonic() - started < 5
+    with pytest.raises(http.client.IncompleteRead):  # the stream is cut: the page reconnects
+        stream.read()
+    page.close()
+    again, _ = start_monitor(broker.url, tmp_path)  # the history is free again
+    again.terminate()
+    again.communicate(timeout=15)
