@@ -229,10 +229,13 @@ function statsOf(shoe) {
     stat("naturals", t.naturals), stat("void hands", t.void));
   const ranks = t.cards_left_by_rank;
   if (ranks) {
+    // Cards that left the shoe unread are of no known rank: the row counts them still.
+    const unread = t.unread ? [el("th", { text: "not read" })] : [];
     replace("ranks", el("tr", {}, el("th", { text: "cards left" }),
-                        ...ranks.map(([rank]) => el("th", { text: rank }))),
+                        ...ranks.map(([rank]) => el("th", { text: rank })), ...unread),
             el("tr", {}, el("td", { text: "" }),
-               ...ranks.map(([, left]) => el("td", { text: left }))));
+               ...ranks.map(([, left]) => el("td", { text: left })),
+               ...(t.unread ? [el("td", { text: `-${t.unread}` })] : [])));
   } else replace("ranks");
   replace("notes", ...(shoe.notes.length ? shoe.notes.map((n) => {
     const when = n.ts ? new Date(n.ts * 1000).toLocaleTimeString() : "";
