@@ -20,6 +20,9 @@ class Shoe:
     notes: list[dict] = field(default_factory=list)  # irregularities, faults, announcements
     started: float | None = None
     ended: float | None = None
+    # Seen from its beginning (its `new_shoe` event, or its burn), None before anything of
+    # it was dealt: a monitor started after a shoe began sees the rest of it only.
+    whole: bool | None = None
 
     @property
     def dealt(self) -> bool:
@@ -29,7 +32,7 @@ class Shoe:
     def summary(self) -> dict:
         return {"shoe": self.number, "journal": self.journal, "started": self.started,
                 "ended": self.ended, "rounds": len(self.rounds),
-                **counts(self.tally.summary())}
+                "partial": self.whole is False, **counts(self.tally.summary())}
 
     def detail(self) -> dict:
         results = list(self.tally.results)

@@ -215,8 +215,13 @@ class TableView:
         shoe = self._shoe_for(track, live)
         if kind == "new_shoe":
             shoe = self._next_shoe(shoe, int(message.get("shoe", shoe.number + 1)), ts)
+            shoe.whole = True
             if live:
                 self.hands = _no_hands()
+        elif shoe.whole is None and kind in ("burn", "card", "round"):
+            # Every shoe begins with its burn (rule 7.4; a journal's first shoe has no
+            # `new_shoe`): a card or a round seen first is of a shoe begun before.
+            shoe.whole = kind == "burn"
         if shoe.started is None:
             shoe.started = ts
         if shoe.tally.decks is None:
@@ -343,10 +348,17 @@ class TableView:
             current = {**current, **counts(missed), "rounds": missed["rounds"],
                        "tally": missed, "partial": True,
                        "roads": {**roads.roads_json(results), "boards": boards(results)}}
+        shoes = [shoe.summary() for shoe in self.shoes]
+        if missed is not None:
+            # The shoe in play's row as its own counts say (a surveillance officer's trial,
+            # stop 53: the row said 56 rounds of what was seen beside the table's 76).
+            row = next(r for r in reversed(shoes) if r["shoe"] == current["shoe"]
+                       and r["journal"] == current["journal"])
+            row.update(counts(missed), rounds=missed["rounds"], partial=True)
         return {**self.summary(now), "state": self.state, "hands": self.hands,
                 "lamp_names": list(LAMP_NAMES),
                 "current": current,
-                "shoes": [shoe.summary() for shoe in self.shoes]}
+                "shoes": shoes}
 
     def shoe_detail(self, number: int, journal: str | None = None) -> dict | None:
         """Shoe `number` of `journal`, or, with no journal named, the newest shoe of that

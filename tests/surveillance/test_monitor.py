@@ -155,6 +155,35 @@ def test_a_monitor_started_after_a_table_halted_shows_its_faults_and_counts(room
         late.close()
 
 
+def test_a_monitor_started_mid_shoe_lists_that_shoe_as_seen_in_part(room, tmp_path):
+    """A surveillance officer's trial (stop 53): a monitor started mid-shoe listed the shoe
+    in play with the rounds it had seen (56) beside the table's own count (76), and its
+    JSON download said nothing of the rounds missed."""
+    broker, monitor, table = room
+    one = table("t1")
+    one.deal(scripted("AS 2C 9H 8D 9C 8S 3H 4D 5C 6S"))
+    one.flush()
+    assert monitor.wait_for(lambda: monitor.get("/api/tables/t1")["current"]["rounds"] == 2)
+    late = MonitorServer(broker.client("late"), tmp_path / "late.sqlite")
+    try:
+        assert late.wait_for(lambda: late.get("/api/tables") != [])
+        one.deal(scripted("2H 3D 4H 5D 7S 8C 9D KS"))
+        one.flush()
+        assert monitor.wait_for(lambda: monitor.get("/api/tables/t1")["current"]["rounds"] == 4)
+        assert late.wait_for(lambda: late.get("/api/tables/t1")["last_seq"]
+                             == monitor.get("/api/tables/t1")["last_seq"])
+        seen, part = monitor.get("/api/tables/t1"), late.get("/api/tables/t1")
+        (row,) = part["shoes"]
+        assert row["partial"] is True and seen["shoes"][0]["partial"] is False
+        for key in ("rounds", "banker", "player", "tie"):
+            assert row[key] == seen["shoes"][0][key] == seen["current"][key], key
+        assert late.get("/api/tables/t1/shoes/1.json")["partial"] is True
+        assert len(late.get("/api/tables/t1/shoes/1")["round_list"]) == 2  # as seen
+        assert monitor.get("/api/tables/t1/shoes/1.json")["partial"] is False
+    finally:
+        late.close()
+
+
 def test_a_restarted_monitor_shows_the_same_history(tmp_path):
     broker = MemoryBroker()
     monitor = MonitorServer(broker.client("monitor"), tmp_path / "m.sqlite")

@@ -283,7 +283,9 @@ function shoesOf(t) {
     // The latest shoe is "in play" until it ends; the row in bold is the shoe shown.
     const look = el("button", { text: latest ? (s.ended ? "latest" : "in play") : "show" });
     look.addEventListener("click", () => { viewing = latest ? null : s; showTable(); });
-    const label = s.journal && s.journal !== t.journal.id ? `${s.shoe} (earlier journal)` : s.shoe;
+    let label = s.journal && s.journal !== t.journal.id ? `${s.shoe} (earlier journal)` : `${s.shoe}`;
+    // Begun before this monitor heard the table: its rounds are not all listed.
+    if (s.partial) label += " (seen in part)";
     return el("tr", { class: shown ? "current" : "" },
       el("td", { text: label }), el("td", { text: s.rounds }), el("td", { text: s.banker }),
       el("td", { text: s.player }), el("td", { text: s.tie }), el("td", {}, look),
