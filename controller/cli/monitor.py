@@ -101,9 +101,10 @@ def run(args) -> int:
         if not _loopback(host):
             print(f"sabot monitor: serving on {host}, not only this machine: the pages have no "
                   "login of their own; put them behind the casino's proxy", file=sys.stderr)
+        store = MonitorStore(str(db))  # refused before the broker is asked for anything
+        stack.callback(store.close)  # closed by the service too: closing twice is harmless
         client = open_client(address, session=True, client_id=client_id(args.group, port))
-        service = MonitorService(client, MonitorStore(str(db)), group=args.group,
-                                 keys=keys).start()
+        service = MonitorService(client, store, group=args.group, keys=keys).start()
         stack.callback(service.stop)
         shown = f"[{host}]" if ":" in host else host
         print(f"sabot monitor: http://{shown}:{port}/ ; broker {address}; history {db}",

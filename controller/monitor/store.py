@@ -32,6 +32,10 @@ CREATE TABLE IF NOT EXISTS states (
 """
 
 
+# The tables a history file may hold (`events` keyed by (table, seq) alone before stop 47).
+OWN_TABLES = frozenset({"events", "tables", "states"})
+
+
 class MonitorStoreError(SabotError, OSError):
     """The monitor's history file cannot be used."""
 
@@ -41,6 +45,16 @@ class MonitorStore:
         self.path = path
         try:
             self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            tables = {name for (name,) in self._db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if not tables <= OWN_TABLES:
+                # A table's journal given by mistake gained the monitor's tables (a
+                # surveillance officer's trial, stop 53): evidence is not written to.
+                self._db.close()
+                raise MonitorStoreError(
+                    f"{path}: an SQLite file of something else (tables "
+                    f"{', '.join(sorted(tables))}), not a monitor's history"
+                    + (": a table's journal" if "records" in tables else ""))
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # a copy of what the tables keep
             self._add_journals()

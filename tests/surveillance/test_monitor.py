@@ -340,3 +340,32 @@ def test_monitors_of_one_group_on_one_host_have_client_ids_of_their_own():
     assert client_id("room-1", 8080) != client_id("room-1", 8081)
     assert client_id("room-1", 8080) == client_id("room-1", 8080)  # a restart: the same
     assert client_id(None, 8080).endswith("-8080")
+
+
+def test_a_history_file_that_is_a_tables_journal_is_refused_and_left_as_it_was(tmp_path,
+                                                                              capsys):
+    """A surveillance officer's trial (stop 53): `--db` naming a copy of a table's journal
+    started the monitor, which added its own tables to the evidence."""
+    import hashlib
+
+    from controller.cli import main
+    from controller.journal.store import Journal
+    from controller.monitor.store import MonitorStore, MonitorStoreError
+
+    journal = tmp_path / "table.journal"
+    with Journal(str(journal)):
+        pass
+    before = hashlib.sha256(journal.read_bytes()).hexdigest()
+    with pytest.raises(MonitorStoreError, match="not a monitor's history: a table's journal"):
+        MonitorStore(str(journal))
+    from tests.surveillance.mosquitto import free_port
+
+    assert main(["monitor", "--mqtt", "mqtt://127.0.0.1:1", "--http",
+                 f"127.0.0.1:{free_port()}", "--db", str(journal)]) != 0
+    err = capsys.readouterr().err
+    assert f"{journal}: an SQLite file of something else (tables " in err
+    assert "Traceback" not in err
+    assert hashlib.sha256(journal.read_bytes()).hexdigest() == before
+    MonitorStore(str(tmp_path / "new.sqlite")).close()  # a new file is one
+    again = MonitorStore(str(tmp_path / "new.sqlite"))  # and so is a history already kept
+    again.close()
