@@ -162,7 +162,8 @@ def _listen(host: str, port: int, given: str) -> list[socket.socket]:
     except OSError as error:
         for listening in bound:
             listening.close()
-        why = ("in use (another sabot monitor?)" if error.errno == errno.EADDRINUSE
+        why = ("in use by another program (another sabot monitor, or the broker?)"
+               if error.errno == errno.EADDRINUSE
                else error.strerror)
         raise InputError(f"--http {given}: cannot serve there: {why}") from None
     return bound

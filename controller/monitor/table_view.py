@@ -23,7 +23,7 @@ from controller.surveillance.tally import ShoeTally
 LAST_RESULTS = 12  # shown per table on the room page
 ROUND_KEYS = ("round", "player", "banker", "player_total", "banker_total", "natural",
               "player_pair", "banker_pair", "result", "void", "ts")
-NOTED = ("irregularity", "fault", "last_coup", "shoe_end", "shoe_exhausted")
+NOTED = ("irregularity", "fault", "cut_card", "last_coup", "shoe_end", "shoe_exhausted")
 
 
 def _no_hands() -> dict:

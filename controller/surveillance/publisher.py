@@ -60,7 +60,8 @@ class Publisher:
         client.on_disconnect = lambda reason: self._connects.put("down")
         self.reach = Reachability(
             client, log, "the table deals on, and its events wait in the journal until the "
-            "broker takes them (this run keeps trying; the next start sends what is left)",
+            "broker takes them (this run keeps trying; the next start on this journal sends what "
+            "is left)",
             back=": publishing from the journal")
         # Owned by the publisher thread:
         self.acked = 0  # every event up to this seq is acknowledged by the broker

@@ -105,13 +105,20 @@ def _shoe_section(number: int, events: list[dict]) -> str:
         elif e["event"] == "fault":
             notes.append(f"<li class='alert'>{_when(e)} round {e['round']}: FAULT: "
                          f"{html.escape(e['reason'])}</li>")
+        elif e["event"] == "cut_card":
+            # When the cutting card came out is what a dispute over the last coup turns on
+            # (an officer's trial, stop 53: only the announcement was listed).
+            notes.append(f"<li>{_when(e)} round {e['round']}: cutting card drawn (rule "
+                         f"{e['rule']})</li>")
         elif e["event"] == "last_coup":
             notes.append(f"<li>Last coup announced: round {e['round']} (rule {e['rule']})</li>")
         elif e["event"] == "shoe_end":
             notes.append(f"<li>End of shoe after {e['rounds']} rounds, {e['cards_left']} "
                          f"cards left</li>")
     return (
-        f"<h2>Shoe {number}</h2><p class='summary'><span>{len(scored)} rounds</span>"
+        # Void hands counted among the rounds, as the shoe's end and the monitor count them
+        # (the report said 75 rounds and 1 void above "End of shoe after 76 rounds").
+        f"<h2>Shoe {number}</h2><p class='summary'><span>{len(rounds)} rounds</span>"
         f"<span style='color:{_COLOUR['banker']}'>Banker {counts['banker']}</span>"
         f"<span style='color:{_COLOUR['player']}'>Player {counts['player']}</span>"
         f"<span style='color:{_COLOUR['tie']}'>Tie {counts['tie']}</span>"

@@ -25,8 +25,11 @@ def test_report_shows_rounds_roads_irregularities_and_faults(tmp_path, capsys):
     assert "rule 12.1(b)" in page
     assert "FAULT: a joker left the shoe" in page
     assert "Last coup announced: round 3 (rule 9.8)" in page
+    # When the cutting card came out, not only the announcement (an officer's trial).
+    assert "round 3: cutting card drawn (rule 9.8)</li>" in page
     assert page.count("class=\"cell\"") == 2  # two scored rounds on the bead plate
-    assert "1 void" in page
+    # The void hand among the rounds, as the shoe's end counts them.
+    assert "<span>3 rounds</span>" in page and "1 void" in page
 
 
 def test_report_of_missing_journal_is_a_clear_error(tmp_path, capsys):

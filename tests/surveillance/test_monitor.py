@@ -317,8 +317,9 @@ def test_a_second_monitor_on_the_same_port_or_history_is_refused_before_the_brok
         status = main(["monitor", "--mqtt", "mqtt://127.0.0.1:1", "--http",
                        f"127.0.0.1:{port}", "--db", str(tmp_path / "a.sqlite")])
         assert status == 2
-        assert (f"--http 127.0.0.1:{port}: cannot serve there: in use (another sabot "
-                "monitor?)") in capsys.readouterr().err
+        # Not only another monitor: a broker on that port was taken for one (a trial).
+        assert (f"--http 127.0.0.1:{port}: cannot serve there: in use by another program "
+                "(another sabot monitor, or the broker?)") in capsys.readouterr().err
     finally:
         taken.close()
     from controller.cli.monitor import _hold  # noqa: PLC0415
@@ -369,3 +370,17 @@ def test_a_history_file_that_is_a_tables_journal_is_refused_and_left_as_it_was(t
     MonitorStore(str(tmp_path / "new.sqlite")).close()  # a new file is one
     again = MonitorStore(str(tmp_path / "new.sqlite"))  # and so is a history already kept
     again.close()
+
+
+def test_the_cutting_card_is_listed_among_the_shoes_notes(room):
+    """An officer's trial (stop 53): only the last coup's announcement was listed, not when
+    the cutting card came out, which a dispute over the last coup turns on."""
+    _, monitor, table = room
+    one = table("t1")
+    one.deal(scripted("AS 2C 2H 3D CUT 4H 5D"))
+    one.flush()
+    assert monitor.wait_for(lambda: any(
+        n["event"] == "last_coup" for n in monitor.get("/api/tables/t1")["current"]["notes"]))
+    notes = monitor.get("/api/tables/t1")["current"]["notes"]
+    assert [(n["event"], n.get("rule")) for n in notes] == [("cut_card", "9.7"),
+                                                           ("last_coup", "9.7")]

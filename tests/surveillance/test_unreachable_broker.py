@@ -49,7 +49,7 @@ def test_a_table_says_once_its_broker_cannot_be_reached_and_does_not_wait_for_it
     assert warnings_of(caplog) == [
         "the broker at memory:// cannot be reached (broker down); the table deals on, and its "
         "events wait in the journal until the broker takes them (this run keeps trying; the "
-        "next start sends what is left)"]
+        "next start on this journal sends what is left)"]
     # Nothing is lost: the next start sends it all.
     broker.come_up()
     room = Subscriber(broker.client("room"))
@@ -124,6 +124,6 @@ def test_simulate_to_a_dead_broker_warns_once_and_its_json_is_unchanged(tmp_path
     assert done.stderr.splitlines() == [
         f"the broker at {url} cannot be reached (Connection refused); the table deals on, and "
         "its events wait in the journal until the broker takes them (this run keeps trying; "
-        "the next start sends what is left)"]
+        "the next start on this journal sends what is left)"]
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[0]["event"] == "new_shoe" and lines[-1]["event"] == "stats"

@@ -247,6 +247,7 @@ function statsOf(shoe) {
       text += `fault, acknowledged at ${at}: ${n.reason}`;
       cls = "warn";
     } else if (n.event === "fault") { text += `FAULT: ${n.reason}`; cls = "alert"; }
+    else if (n.event === "cut_card") text += `cutting card drawn (rule ${n.rule})`;
     else if (n.event === "last_coup") text += `last coup announced (rule ${n.rule})`;
     else if (n.event === "shoe_end") text = `${when} end of the shoe after ${n.rounds} rounds, ${n.cards_left} cards left`;
     else text += n.event.replaceAll("_", " ");
@@ -263,8 +264,11 @@ function nowOf(t) {
     text: name.replaceAll("_", " ") })));
   replace("player", ...t.hands.player.map(cardNode));
   replace("banker", ...t.hands.banker.map(cardNode));
+  // The age ticks on the page's clock, as the room's tiles do: with the monitor gone, it
+  // still said "0 s ago" under "reconnecting" (an officer's trial, stop 53).
   replace("shoe-line", `shoe ${t.shoe}, round ${t.round ?? "-"}, ${t.cards_left ?? "?"} cards ` +
-          `left, last event ${ago(t.seconds_since_event)}`);
+          "left, last event ", el("span", { class: "since", "data-ts": t.last_event_ts ?? "",
+                                            text: ago(t.seconds_since_event) }));
   replace("faults", ...t.open_faults.map((f) => el("p", { class: "alert",
     text: `FAULT (round ${f.round ?? "-"}): ${f.reason}` })));
   const anchor = t.journal.state === "signed"
@@ -331,6 +335,7 @@ function start() {
     const refresh = debounced(() => showTable().catch(() => {}), 100);
     live((table) => { if (table === tableId) refresh(); });
     showTable().catch(() => replace("title", `${tableId}: not heard from`));
+    setInterval(tickSince, 1000);
   }
 }
 
