@@ -229,13 +229,15 @@ function statsOf(shoe) {
     stat("naturals", t.naturals), stat("void hands", t.void));
   const ranks = t.cards_left_by_rank;
   if (ranks) {
-    // Cards that left the shoe unread are of no known rank: the row counts them still.
-    const unread = t.unread ? [el("th", { text: "not read" })] : [];
+    // Cards that left the shoe unread are of no known rank: still counted in each rank's
+    // cards left, so the row sums to more than the table's cards left; said under it.
+    const unread = t.unread ? el("tr", {}, el("td", {
+      colspan: ranks.length + 1, class: "dim",
+      text: `and ${count(t.unread, "card", "cards")} left the shoe unread, rank unknown` })) : null;
     replace("ranks", el("tr", {}, el("th", { text: "cards left" }),
-                        ...ranks.map(([rank]) => el("th", { text: rank })), ...unread),
+                        ...ranks.map(([rank]) => el("th", { text: rank }))),
             el("tr", {}, el("td", { text: "" }),
-               ...ranks.map(([, left]) => el("td", { text: left })),
-               ...(t.unread ? [el("td", { text: `-${t.unread}` })] : [])));
+               ...ranks.map(([, left]) => el("td", { text: left }))), unread);
   } else replace("ranks");
   replace("notes", ...(shoe.notes.length ? shoe.notes.map((n) => {
     const when = n.ts ? new Date(n.ts * 1000).toLocaleTimeString() : "";
