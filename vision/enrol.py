@@ -41,7 +41,7 @@ from vision.cards import (
     SURFACE_PLURALS,
     split_code,
 )
-from vision.contrast import RETAKE, restore_contrast
+from vision.contrast import RETAKE, restore_contrast, unwash_surfaces
 from vision.decks import draw_cut, foreign_deck
 from vision.errors import EnrolmentError
 from vision.features import card_above_window, card_region, thumbnail
@@ -661,13 +661,16 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
                          f"the shoe's {SURFACE_NAMES[kind]}")
     if "empty" not in samples.classes:
         notes.append(NO_EMPTY_NOTE)
-    samples.classes.setdefault("empty", [_builtin_empty()])
     cards = tuple(samples.cards)
-    # Said of the samples as taken, then learned from them brought back to a card's contrast.
-    washed = _washed_out_note(samples, {code: render(samples.classes[code][0])
-                                        for code in cards}, cards)
-    notes += washed + restore_contrast(samples.classes, cards, samples.jokers,
-                                       advise=not washed)
+    # Said of the samples as taken, then learned from them brought back to a card's contrast;
+    # the back, cut card and empty window taken by the same camera brought back as much (not
+    # the dark grey assumed for an empty window never sampled: it is no photograph).
+    darkest = _darkest(samples, cards)
+    washed = _washed_out_note(darkest)
+    if washed:
+        notes += washed + unwash_surfaces(samples.classes, darkest)
+    samples.classes.setdefault("empty", [_builtin_empty()])
+    notes += restore_contrast(samples.classes, cards, samples.jokers, advise=not washed)
     nominal = {name: render(sources[0]) for name, sources in samples.classes.items()}
     for code in cards:
         notes += fit_warnings(code, nominal[code])
@@ -1109,16 +1112,22 @@ def _view(truth: str, number: int, window: np.ndarray, registration: Registratio
 WASHED_OUT = 60  # grey level: the darkest of a camera's samples lifted above it is washed out
 
 
-def _washed_out_note(samples: Samples, nominal: dict[str, np.ndarray], cards) -> list[str]:
-    """A note when the cards' samples taken by a camera (windows, not whole faces) look
-    washed out: their darkest (the shoe's interior, the ink; each pixel's darkest channel,
-    so that red ink counts) lifted well above black. Enrolment learns views clearer than
-    the samples too, but a sample washed out has lost what no view gets back."""
-    windows = [nominal[code] for code in cards if samples.classes[code][0].extend]
+def _darkest(samples: Samples, cards) -> float | None:
+    """The darkest of the cards' samples taken by a camera (windows, not whole faces): the
+    shoe's interior and the ink, each pixel's darkest channel (so that red ink counts), the
+    median over the cards of each one's darkest percent. None without such samples."""
+    windows = [render(samples.classes[code][0]) for code in cards
+               if samples.classes[code][0].extend]
     if not windows:
-        return []
-    darkest = float(np.median([np.percentile(w.min(axis=2), 1) for w in windows]))
-    if darkest <= WASHED_OUT:
+        return None
+    return float(np.median([np.percentile(w.min(axis=2), 1) for w in windows]))
+
+
+def _washed_out_note(darkest: float | None) -> list[str]:
+    """A note when the cards' samples taken by a camera look washed out: their darkest
+    (`_darkest`) lifted well above black. Enrolment learns views clearer than the samples
+    too, but a sample washed out has lost what no view gets back."""
+    if darkest is None or darkest <= WASHED_OUT:
         return []
     return [f"the card samples look washed out (their darkest is grey {darkest:.0f}, where a "
             f"shoe's interior and its ink are near black): {RETAKE}"]

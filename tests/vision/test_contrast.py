@@ -12,17 +12,19 @@ import pytest
 from bench.vision import DEFAULT_SEED, design_seed, photo_session, photographed, photographed_dir
 from vision.cards import ALL_CARDS
 from vision.contrast import (
+    CLEAR_DARKEST,
     RESTORED_STRENGTH,
     RETAKE,
     ink_strength,
     paper_colour,
     restore_contrast,
+    unwash_surfaces,
 )
 from vision.decks import decks_root, load_deck
 from vision.enrol import enrolment
 from vision.reader import Reader
 from vision.samples import read_samples, source_of
-from vision.synth import random_perturbation, render, render_window
+from vision.synth import EMPTY, random_perturbation, render, render_window
 
 CODES = ("AS", "7H", "10D", "KC")
 
@@ -89,6 +91,32 @@ def test_only_the_cards_windows_and_the_jokers_windows_are_stretched(deck):
     assert render(jokers[0]).mean() < render(window_joker).mean()  # its ink darker
 
 
+def test_the_back_cut_card_and_empty_window_taken_washed_out_are_brought_back(deck):
+    """By the washout the cards' samples show (their darkest lifted from a clear window's):
+    a surface taken in the same session comes back near the same taken clearly."""
+    washed = _taken(deck, ["CUT", "BACK", EMPTY, *CODES], washout=0.3)
+    clear = _taken(deck, ["CUT", "BACK", EMPTY], washout=0.0)
+    darkest = float(np.median([np.percentile(render(washed[c][0]).min(axis=2), 1)
+                               for c in CODES]))
+    assert darkest > 60  # the enrolment's "washed out" (`enrol.WASHED_OUT`)
+    classes = {"cut": washed["CUT"], "back": washed["BACK"], "empty": washed[EMPTY]}
+    before = {kind: render(classes[kind][0]).astype(float) for kind in classes}
+    drawn = classes.setdefault("joker", [source_of(deck.image("JOKER"))])[0]
+    notes = unwash_surfaces(classes, darkest)
+    assert notes == [f"the back, the cut card, the empty window: taken as washed out as the "
+                     f"cards' samples (their darkest grey {darkest:.0f}), learned brought back "
+                     "by as much"]
+    for kind, code in (("cut", "CUT"), ("back", "BACK"), ("empty", EMPTY)):
+        target = render(clear[code][0]).astype(float)
+        after = render(classes[kind][0]).astype(float)
+        assert np.abs(after - target).mean() < 0.4 * np.abs(before[kind] - target).mean(), kind
+    assert classes["joker"][0] is drawn  # not one of the three
+    # A design's artwork (a cut card drawn of a colour) is as clear as it gets: left.
+    whole = {"cut": [source_of(deck.image("CUT"))]}
+    assert unwash_surfaces(whole, darkest) == [] and not whole["cut"][0].extend
+    assert unwash_surfaces(classes, CLEAR_DARKEST) == []  # nothing lifted, nothing done
+
+
 def test_a_deck_photographed_faint_and_washed_out_reads_its_clear_cards(deck, tmp_path):
     # `bench.vision --from photos`'s own session for this design (a washout of 0.23, ink
     # faint by 0.37, a gain of 1.24): learned as taken, the held-back views set the card
@@ -102,11 +130,22 @@ def test_a_deck_photographed_faint_and_washed_out_reads_its_clear_cards(deck, tm
     # Washed out as well: said too, and the advice to take them again given once.
     assert any(note.startswith("the card samples look washed out") for note in result.notes)
     assert sum(RETAKE in note for note in result.notes) == 1
-    # The cut card and the back are learned as taken: their colour is the shoe's as well.
+    # The cut card, the back and the empty window are learned brought back from the same
+    # washout (stop 53: learned as taken, 21 of 60 fresh ones were read in `bench.vision
+    # --from photos`; 44 brought back), darker than taken, never stretched as the cards.
+    assert any(note.startswith("the back, the cut card, the empty window: taken as washed "
+                               "out as the cards' samples") for note in result.notes)
     taken = read_samples(tmp_path / "samples")
-    for kind in ("cut", "back"):
-        assert np.array_equal(result.nominal[kind], render(taken.classes[kind][0]))
+    for kind in ("cut", "back", "empty"):
+        assert render(taken.classes[kind][0]).mean() - result.nominal[kind].mean() > 10, kind
     reader = Reader(result.profile)
+    surfaces = {"CUT": "cut", "BACK": "back", EMPTY: "empty"}
+    seen = [(kind, reader.read(render_window(deck, code, random_perturbation(rng, 1.0),
+                                             rng=rng)).kind)
+            for code, kind in surfaces.items() for rng in [np.random.default_rng(9)]
+            for _ in range(8)]
+    assert [(kind, read) for kind, read in seen if read not in (kind, "unknown")] == []
+    assert sum(kind == read for kind, read in seen) >= 18
     rng = np.random.default_rng(8)
     codes = [code for code in ALL_CARDS if code.endswith(("H", "D", "S"))]
     readings = [reader.read(render_window(deck, code, random_perturbation(rng, 1.0), rng=rng))
