@@ -75,6 +75,7 @@ class SerialTransport:
         self.baudrate = baudrate
         self.on_event = on_event
         self.on_bytes = on_bytes  # every received chunk with its clock time (for recording)
+        self.error: Exception | None = None  # what stopped the thread, if anything did
         self.events: queue.Queue[LinkEvent] = queue.Queue(maxsize=EVENTS_KEPT)
         self.clock = clock
         self.poll_interval = poll_interval
@@ -128,6 +129,17 @@ class SerialTransport:
         return "" if self._serial is not None or self.opens else self.last_error
 
     def _run(self) -> None:
+        # A handler that raises (`on_event`, `on_bytes`) ended this thread without a word:
+        # no card came any more, and no LinkDown said so (a review, stop 53). The error is
+        # kept and logged; the service stops on it (`Service._main_loop`), and restarted,
+        # its journal's resume point gets the events again.
+        try:
+            self._serve()
+        except Exception as error:
+            self.error = error
+            log.exception("the serial link's thread stopped")
+
+    def _serve(self) -> None:
         while not self._stop.is_set():
             if self._serial is None and not self._open():
                 self._tried.set()

@@ -131,17 +131,19 @@ class Service:
                            f"{len(table.recovered)} observations recovered")
             lamp_watchdog = failsafe.Watchdog(panel.lamps, LAMP_WATCHDOG_S).start()
             stack.callback(lamp_watchdog.stop)
-            self._main_loop(table.camera, table.pipeline, lamp_watchdog)
+            self._main_loop(table.camera, table.pipeline, lamp_watchdog, table.transport)
             systemd.notify("STOPPING=1")
             table.close()  # what is queued is journaled and applied before we go
             if table.pipeline.error is not None:
                 raise table.pipeline.error
+            if table.transport is not None and table.transport.error is not None:
+                raise table.transport.error
         return 0
 
     def stopping(self) -> bool:
         return self.signalled is not None or self.stop.is_set()
 
-    def _main_loop(self, camera, pipeline, lamp_watchdog=None) -> None:
+    def _main_loop(self, camera, pipeline, lamp_watchdog=None, transport=None) -> None:
         watchdog = systemd.watchdog_period()
         # Slept, not `self.stop.wait`: a signal arriving while this thread held the Event's
         # lock inside `wait` would deadlock a handler that set it (seen: a service that
@@ -156,6 +158,11 @@ class Service:
                 # The table thread died (disk full, a bug): nothing is journaled any more.
                 # Stop, so the lamps go fail-safe and systemd restarts the service.
                 log.error("the table thread stopped: %s", pipeline.error)
+                return
+            if transport is not None and transport.error is not None:
+                # The serial thread died: no card or button would come any more, and the
+                # watchdog was still fed. Stop: systemd restarts, the link resumes.
+                log.error("the serial link's thread stopped: %s", transport.error)
                 return
             if watchdog and self._healthy(camera):
                 systemd.notify("WATCHDOG=1")

@@ -165,6 +165,18 @@ def test_the_service_stops_when_its_table_thread_dies():
     assert time.monotonic() - started < 5
 
 
+def test_the_service_stops_when_its_serial_link_thread_dies():
+    """A review (stop 53): the serial thread ended by a handler's error left the service
+    running with the watchdog fed and no card coming: it stops, and systemd restarts it."""
+    service = Service(validate({}))
+    service.runtime = SimpleNamespace(link_up=True, last_frame_at=None, alive=True)
+    pipeline = SimpleNamespace(error=None, alive=True)
+    dead = SimpleNamespace(error=RuntimeError("a bug in the handler"), alive=False)
+    started = time.monotonic()
+    service._main_loop(SimpleNamespace(status="ok"), pipeline, None, dead)  # returns
+    assert time.monotonic() - started < 5
+
+
 def test_synthetic_camera_is_refused_for_a_live_table():
     """Synthetic frames are `sabot simulate`'s; a rig serves them by http (docs/rig.md)."""
     with pytest.raises(ConfigError, match=r"\[camera\] source must be one of v4l2, picamera2, "

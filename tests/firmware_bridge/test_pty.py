@@ -217,3 +217,30 @@ def _readable(fd: int) -> bool:
     import select  # noqa: PLC0415
 
     return bool(select.select([fd], [], [], 0)[0])
+
+
+def test_a_handler_that_raises_stops_the_link_thread_with_its_error_kept(tmp_path, caplog):
+    """A review (stop 53): an `on_event` that raised ended the serial thread without a word;
+    no card came any more, no LinkDown said so, and the service's watchdog was still fed.
+    The error is kept and logged, for the service to stop on."""
+    from firmware_bridge.messages import LinkUp
+
+    shoe = PtyShoe(ShoeEmulator(timing=FAST))
+    path = shoe.start()
+
+    def handler(event):
+        if isinstance(event, LinkUp):
+            raise RuntimeError("a bug in the handler")
+
+    transport = SerialTransport(path, Link(timing=FAST), reopen_interval=0.02,
+                                on_event=handler).start()
+    try:
+        deadline = time.monotonic() + 10
+        while transport.alive:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        assert isinstance(transport.error, RuntimeError)
+        assert "the serial link's thread stopped" in caplog.text
+    finally:
+        transport.stop()
+        shoe.stop()
