@@ -56,6 +56,11 @@ def decode(encoded: bytes) -> Frame:
         raise FrameError(f"bad COBS encoding: {error}") from None
     if len(body) < MIN_BODY:
         raise FrameError(f"frame of {len(body)} bytes is shorter than {MIN_BODY}")
+    if len(body) > MIN_BODY + MAX_PAYLOAD:
+        # docs/protocol.md section 1: a longer payload is skipped and counted, as the
+        # firmware skips it (a CRC-valid 69-byte payload was delivered: a review, stop 53).
+        raise FrameError(f"frame of {len(body)} bytes is longer than "
+                         f"{MIN_BODY + MAX_PAYLOAD} (a payload of at most {MAX_PAYLOAD})")
     (expected,) = struct.unpack(">H", body[-CRC_SIZE:])
     actual = crc16(body[:-CRC_SIZE])
     if actual != expected:

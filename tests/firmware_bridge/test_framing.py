@@ -160,3 +160,18 @@ def test_stream_of_frames_with_leading_garbage_yields_every_frame(frames, garbag
         got += reader.push(stream[i : i + chunk])
     # Garbage can only ever add frames if it happens to be a valid frame itself.
     assert got[len(got) - len(frames) :] == frames
+
+
+def test_a_crc_valid_frame_with_a_payload_past_the_limit_is_skipped_and_counted():
+    """docs/protocol.md section 1: a payload is 0-64 bytes, anything longer is skipped and
+    counted, as the C firmware does; the host delivered one of 69 bytes (a review, stop 53)."""
+    from cobs import cobs
+
+    body = bytes([framing.FRAME_VERSION, 0x05, 1, 0, 7]) + b"x" * 68
+    wire = cobs.encode(body + crc16(body).to_bytes(2, "big")) + b"\x00"
+    reader = FrameReader()
+    assert reader.push(wire) == []
+    assert reader.stats.bad_frames == 1 and reader.stats.frames == 0
+    assert "longer than 70" in reader.last_error
+    good = encode(Frame(0x05, 1, 0, b"x" * framing.MAX_PAYLOAD))
+    assert len(reader.push(good)) == 1  # the most a frame may hold still comes through
