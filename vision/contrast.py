@@ -24,7 +24,7 @@ card, lifted well above the CLEAR_DARKEST of a clear window), their blacks are b
 by as much (`unwash_surfaces`): learned as taken, views of them were never as dark as the
 shoe's interior and a dark cut card are, and most were read unknown (`bench.vision --from
 photos`: gnome-tigullio photographed with a washout of 0.23, 21 of 60 backs, cut cards and
-empty windows read; 44 brought back; every other design the same or better, none wrong).
+empty windows read; 37 brought back; every other design the same or better, none wrong).
 """
 
 from __future__ import annotations

@@ -132,7 +132,7 @@ def test_a_deck_photographed_faint_and_washed_out_reads_its_clear_cards(deck, tm
     assert sum(RETAKE in note for note in result.notes) == 1
     # The cut card, the back and the empty window are learned brought back from the same
     # washout (stop 53: learned as taken, 21 of 60 fresh ones were read in `bench.vision
-    # --from photos`; 44 brought back), darker than taken, never stretched as the cards.
+    # --from photos`; 37 brought back), darker than taken, never stretched as the cards.
     assert any(note.startswith("the back, the cut card, the empty window: taken as washed "
                                "out as the cards' samples") for note in result.notes)
     taken = read_samples(tmp_path / "samples")
