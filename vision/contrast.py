@@ -32,6 +32,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.cards import SURFACE_KINDS, SURFACE_NAMES
 from vision.register import ZONE
 from vision.synth import Source, render
 
@@ -110,7 +111,6 @@ def stretched(source: Source, paper: np.ndarray, stretch: float) -> Source:
 # renderer's, grey 26 in the darkest percent of each pixel's darkest channel; a design's black
 # ink is darker still, so a washout judged from it is judged short, never long).
 CLEAR_DARKEST = 26.0
-SURFACES = ("back", "cut", "empty")
 
 
 def unwash_surfaces(classes: dict[str, list[Source]], darkest: float) -> list[str]:
@@ -125,7 +125,7 @@ def unwash_surfaces(classes: dict[str, list[Source]], darkest: float) -> list[st
     table = np.clip((levels - 255.0 * lift) / (1.0 - lift), 0, 255)
     lut = np.rint(table).astype(np.uint8)
     done = []
-    for kind in SURFACES:
+    for kind in SURFACE_KINDS:
         for k, source in enumerate(classes.get(kind, [])):
             if source.extend:  # a window a camera took, not a design's artwork
                 image = source.image.copy()
@@ -134,7 +134,6 @@ def unwash_surfaces(classes: dict[str, list[Source]], darkest: float) -> list[st
                 done.append(kind)
     if not done:
         return []
-    named = ", ".join(dict.fromkeys({"back": "the back", "cut": "the cut card",
-                                     "empty": "the empty window"}[kind] for kind in done))
+    named = ", ".join(dict.fromkeys(f"the {SURFACE_NAMES[kind]}" for kind in done))
     return [f"{named}: taken as washed out as the cards' samples (their darkest grey "
             f"{darkest:.0f}), learned brought back by as much"]
