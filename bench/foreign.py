@@ -22,12 +22,11 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.vision import add_design_choice, chosen_designs, enrolled_as_benchmarked
+from bench.vision import designs_asked, enrolled_as_benchmarked
 from vision.cards import ALL_CARDS
 from vision.decks import Deck, load_deck
 from vision.reader import Reader
 from vision.synth import random_perturbation, render_window
-from vision.tuning import tune_for_reading
 
 
 def read_foreign(reader: Reader, others: list[Deck], views: int, severity: float,
@@ -59,10 +58,7 @@ def main() -> int:
     parser.add_argument("--severity", type=float, default=0.5,
                         help="of the camera envelope (0.5)")
     parser.add_argument("--seed", type=int, default=3, help="of the views (3)")
-    add_design_choice(parser)
-    args = parser.parse_args()
-    tune_for_reading()
-    designs = chosen_designs(args)
+    args, designs = designs_asked(parser)
     every = sorted(d for d in args.decks.iterdir() if d.is_dir())
     decks = {d: load_deck(str(d)) for d in every}
     rows = []

@@ -20,9 +20,8 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.vision import OTHERS, add_design_choice, chosen_designs, enrolled_as_benchmarked
+from bench.vision import OTHERS, designs_asked, enrolled_as_benchmarked
 from vision.synth import random_perturbation, render_window
-from vision.tuning import tune_for_reading
 
 
 def read_surfaces(design: Path, per_kind: int, seed: int, progress) -> dict:
@@ -51,10 +50,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-kind", type=int, default=100, help="windows of each (100)")
     parser.add_argument("--seed", type=int, default=99, help="of the views (99)")
-    add_design_choice(parser)
-    args = parser.parse_args()
-    tune_for_reading()
-    designs = chosen_designs(args)
+    args, designs = designs_asked(parser)
     with Progress(console=Console(stderr=True), transient=True) as progress:
         rows = [read_surfaces(d, args.per_kind, args.seed, progress) for d in designs]
     table = Table(title=f"backs, cut cards and empty windows ({args.per_kind} of each per "

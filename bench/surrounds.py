@@ -26,11 +26,10 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.vision import add_design_choice, chosen_designs, enrolled_as_benchmarked
+from bench.vision import designs_asked, enrolled_as_benchmarked
 from vision.cards import ALL_CARDS
 from vision.reader import Reader
 from vision.synth import EMPTY, SURROUNDS, random_perturbation, render_window
-from vision.tuning import tune_for_reading
 
 OTHER_SURROUNDS = tuple(s for s in SURROUNDS if s != "interior")
 
@@ -84,10 +83,7 @@ def main() -> int:
     parser.add_argument("--surfaces", type=int, default=10,
                         help="cut card and empty windows of each per surround (10)")
     parser.add_argument("--seed", type=int, default=5, help="of the views (5)")
-    add_design_choice(parser)
-    args = parser.parse_args()
-    tune_for_reading()
-    designs = chosen_designs(args)
+    args, designs = designs_asked(parser)
     with Progress(console=Console(stderr=True), transient=True) as progress:
         rows = [row for d in designs
                 for row in read_design(d, args.views, args.surfaces, args.seed, progress)]

@@ -148,6 +148,15 @@ def add_design_choice(parser: argparse.ArgumentParser) -> None:
                         help="only the designs whose name holds one of these")
 
 
+def designs_asked(parser: argparse.ArgumentParser) -> tuple[argparse.Namespace, list[Path]]:
+    """A per-design benchmark's start: `parser` given `add_design_choice`'s arguments and
+    parsed, the reader tuned as a table's, and the designs its arguments name."""
+    add_design_choice(parser)
+    args = parser.parse_args()
+    tune_for_reading()
+    return args, chosen_designs(args)
+
+
 def chosen_designs(args: argparse.Namespace) -> list[Path]:
     """The design folders `add_design_choice`'s arguments name, in name order."""
     return sorted(d for d in args.decks.iterdir() if d.is_dir()
