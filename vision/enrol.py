@@ -44,7 +44,7 @@ from vision.cards import (
 from vision.contrast import RETAKE, restore_contrast, unwash_surfaces
 from vision.decks import draw_cut, foreign_deck
 from vision.errors import EnrolmentError
-from vision.features import card_above_window, card_region, thumbnail
+from vision.features import card_above_window, card_region, stroke_share, thumbnail
 from vision.fit import fit_warnings
 from vision.gate import EmptyGate, gate_vector, learn_gate
 from vision.geometry import WINDOW_H, WINDOW_W, to_window
@@ -757,11 +757,38 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
         held_views=card.views, held_accepted=card.accepted, held_wrong=card.wrong,
         separation=card.separation, gate_mean=gate.mean, gate_whiten=gate.whiten,
         gate_others=gate.others, gate_reach=gate.reach, gate_clearance=gate.clearance,
+        surface_strokes=_stroke_ceilings([*learned, *held_out]),
     )
     return Enrolment(profile, notes, held_out, nominal, gate_share, accept["suit"].wrong,
                      {kind: accept[f"surface:{kind}"].accepted for kind in SURFACE_KINDS
                       if accept[f"surface:{kind}"].views},
                      tuple(code for code in cards if code in hard))
+
+
+# The cut card and the empty window are read with no more of the window in dark strokes
+# than STROKE_ROOM times the most of any of their views learned or held back, and
+# STROKE_SPARE more: 1,000 fresh views of plain cut cards of 50 colours showed at most
+# 0.78% inside the envelope and 0.86% at severity 1.6 of it (a review's 16,000 at 1.0: two
+# over 1%, 1.05% and 1.21%, glare at the window's edge beside the card's; their views at
+# enrolment mostly none), and the faces the card model took for a cut card at 1.6 1.8-3.9%
+# (`bench.vision --severity 1.6`).
+STROKE_ROOM, STROKE_SPARE = 2.0, 0.01
+# A back is a picture, strokes and all (its views 0-45% of the window on the shared
+# designs): no ceiling. Held to one, photographed back samples, whose views are no sharper
+# than the photograph, left two sharper backs of `--from photos` unread.
+PLAIN_SURFACES = ("cut", "empty")
+
+
+def _stroke_ceilings(views: list) -> np.ndarray:
+    """Per SURFACE_KINDS, the share of a window in strokes it is read with (`Profile.
+    surface_strokes`); 1 for the back and for a kind without views (the reader never names
+    it)."""
+    ceilings = []
+    for kind in SURFACE_KINDS:
+        shares = ([stroke_share(v.window) for v in views if v.truth == kind]
+                  if kind in PLAIN_SURFACES else [])
+        ceilings.append(min(1.0, STROKE_ROOM * max(shares) + STROKE_SPARE) if shares else 1.0)
+    return np.float32(ceilings)
 
 
 @dataclass(eq=False)

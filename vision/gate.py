@@ -83,18 +83,24 @@ class EmptyGate:
         """Whether the thumbnail `small` is plainly the empty shoe: its six numbers within
         the reach and clear of everything else, and `plain` (asked last: a window with a
         card is out of reach already). `numbers`: its `gate_vector`, if the caller has it."""
+        return self.depth(small, numbers) is not None
+
+    def depth(self, small: np.ndarray, numbers: np.ndarray | None = None) -> float | None:
+        """How far out a window that `passes` lies: its distance from the empty windows'
+        mean as a share of the reach (0 .. 1); None for a window that does not pass."""
         numbers = gate_vector(small) if numbers is None else numbers
         if self.reach <= 0:
-            return False
+            return None
         # `passing` for one window, without its batch's reshaping (most frames come here).
         z = (numbers - self.mean) @ self.whiten
-        if float(z @ z) > self.reach * self.reach:
-            return False
+        distance = float(z @ z)
+        if distance > self.reach * self.reach:
+            return None
         if len(self.others):
             apart = self.others - z
             if float(np.sqrt((apart * apart).sum(axis=1).min())) < self.clearance:
-                return False
-        return plain(small)
+                return None
+        return float(np.sqrt(distance)) / self.reach if plain(small) else None
 
     def resembles_empty(self, numbers: np.ndarray) -> bool:
         """Whether a window's six numbers (`gate_vector`) lie within LIKE_EMPTY reaches of

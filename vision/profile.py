@@ -48,6 +48,10 @@ Stored as one NumPy .npz archive (no pickles) holding:
   gate_mean (6,), gate_whiten (6, 6), gate_others (M, 6) float64, gate_reach,
   gate_clearance float: the empty-window gate (`vision.gate`); reach 0 when too few empty
                    windows were learned (the gate shut: every window read in full)
+  surface_strokes  (3,) float32: per SURFACE_KINDS (back, cut, empty), the most of a window
+                   in dark strokes (`features.stroke_share`) that kind is read with: a
+                   share above it is unknown, however near its views (`enrol._stroke_ceilings`;
+                   1 for the back, a picture with strokes of its own)
 """
 
 from __future__ import annotations
@@ -82,7 +86,8 @@ from vision.suit import SUITS, SuitCheck
 # and the thresholds found where that search put their zones. 15: no new field, but cards
 # of which a held-back view was read as another card are learned from more views
 # (`enrol.CONFUSED_CARD_LEARNED`): a profile of 14 holds a model, and thresholds, without them.
-PROFILE_VERSION = 15
+# 16: the surfaces' stroke ceilings (`surface_strokes`).
+PROFILE_VERSION = 16
 SIDE_STAGE = "glance:side"
 STAGES = ("glance:empty", "glance:back", "glance:passing", SIDE_STAGE,
           "model:back", "model:cut", "model:empty", "surface:back", "surface:cut",
@@ -142,6 +147,9 @@ class Profile:
         default_factory=lambda: np.zeros((0, 0), np.float32))
     kind_pair_middles: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
     kind_pair_halves: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    # A Profile made in code without them reads a surface whatever its strokes.
+    surface_strokes: np.ndarray = field(
+        default_factory=lambda: np.ones(len(SURFACE_KINDS), np.float32))
 
     @property
     def suit_place(self) -> Box:
@@ -196,7 +204,7 @@ _SHAPES = {"templates": 3, "likeness": 2, "pair_index": 2, "pair_directions": 2,
            "suit_scale": 1, "suit_low": 1, "suit_high": 1, "suit_pair_index": 2,
            "suit_pair_directions": 2, "suit_pair_middles": 1, "suit_pair_halves": 1,
            "kind_pair_index": 2, "kind_pair_directions": 2, "kind_pair_middles": 1,
-           "kind_pair_halves": 1} | {
+           "kind_pair_halves": 1, "surface_strokes": 1} | {
     f"{model}_{name}": dims for model in ("card", "kind")
     for name, dims in (("mean", 1), ("projection", 2), ("views", 2), ("labels", 1),
                        ("classes", 1), ("low", 1), ("high", 1))}
@@ -368,6 +376,10 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
         if len(labels) == 0 or np.any(np.diff(labels) < 0) or \
                 not np.array_equal(np.unique(labels), np.arange(len(classes))):
             raise ProfileError(f"{file}: the {model} model's labels do not index every class")
+    strokes = arrays["surface_strokes"]
+    if strokes.shape != (len(SURFACE_KINDS),) or not np.all((strokes >= 0) & (strokes <= 1)):
+        raise ProfileError(f"{file}: surface_strokes is not a share from 0 to 1 for each of "
+                           f"{', '.join(SURFACE_KINDS)}")
     codes = sum(split_code(str(c)) is not None for c in arrays["card_classes"])
     if len(arrays["likeness"]) != codes:
         raise ProfileError(f"{file}: likeness does not have one row per card")

@@ -23,7 +23,7 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     for name in ("card_low", "card_high", "kind_low", "kind_high"):
         assert np.array_equal(getattr(again, name), getattr(vector_profile, name)), name
     for name in (f.name for f in dataclasses.fields(vector_profile)
-                 if f.name.startswith(("suit_", "kind_pair_"))):
+                 if f.name.startswith(("suit_", "kind_pair_", "surface_"))):
         assert np.array_equal(getattr(again, name), getattr(vector_profile, name)), name
     reader = Reader(again)
     assert reader._registration.suit_box == vector_profile.suit_place
@@ -103,6 +103,15 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
      "the surface:cut stage's least lead is below 0"),
     (lambda p: {"thresholds": p.thresholds | {"surface:empty": (0.5, 0.0)}},
      "the surface:empty stage's least score is not above 0 and at most 1"),
+    # The surfaces' stroke ceilings: a share of the window for each of back, cut, empty.
+    (lambda p: {"surface_strokes": np.float32([0.2, 0.01])},
+     "surface_strokes is not a share from 0 to 1 for each of back, cut, empty"),
+    (lambda p: {"surface_strokes": np.float32([0.2, -0.01, 0.01])},
+     "surface_strokes is not a share from 0 to 1"),
+    (lambda p: {"surface_strokes": np.float32([0.2, 1.5, 0.01])},
+     "surface_strokes is not a share from 0 to 1"),
+    (lambda p: {"surface_strokes": np.float32([[0.2, 0.01, 0.01]])},
+     "surface_strokes has 2 dimensions"),
 ])
 def test_a_damaged_profile_is_refused(tmp_path, vector_profile, change, message):
     damaged = dataclasses.replace(vector_profile, **change(vector_profile))

@@ -68,7 +68,7 @@ def test_the_cut_card_and_the_empty_shoe_the_glance_disputes_are_not_read(
     read as the empty shoe (`bench.vision --invent 12 --invent-seed 1001`)."""
     window = render_window(vector_deck, code, NOMINAL)
     assert vector_reader.read(window).kind == kind
-    mocker.patch("vision.gate.EmptyGate.passes", return_value=False)  # the model reads it
+    mocker.patch("vision.gate.EmptyGate.depth", return_value=None)  # the model reads it
     assert vector_reader.read(window).kind == kind
     mocker.patch("vision.gate.EmptyGate.resembles_empty", return_value=True)
     mocker.patch("vision.reader.blank_of_ink", return_value=False)  # no empty at a glance
@@ -93,7 +93,7 @@ def test_the_cut_card_and_the_empty_shoe_are_not_read_on_the_others_side_of_thei
     Invented designs with a cut card about the interior's colour were read wrong that way,
     once each way, with the index search on ink doubled, before this check."""
     window = render_window(vector_deck, code, NOMINAL)
-    mocker.patch("vision.gate.EmptyGate.passes", return_value=False)  # the model reads it
+    mocker.patch("vision.gate.EmptyGate.depth", return_value=None)  # the model reads it
     mocker.patch("vision.reader.blank_of_ink", return_value=False)  # no empty at a glance
     mocker.patch("vision.gate.EmptyGate.resembles_empty", return_value=True)
     assert vector_reader.read(window).kind == kind
@@ -112,7 +112,7 @@ def test_a_cut_card_far_from_the_empty_shoes_colour_is_read_whatever_their_direc
     """Far from the empty shoe's colour and light the two's direction is no guide:
     gnome-ancient_french's bright red cut card, seen dark, lay at -0.21 along it."""
     window = render_window(vector_deck, "CUT", NOMINAL)
-    mocker.patch("vision.gate.EmptyGate.passes", return_value=False)
+    mocker.patch("vision.gate.EmptyGate.depth", return_value=None)
     mocker.patch("vision.gate.EmptyGate.resembles_empty", return_value=False)
     mocker.patch("vision.reader.counterpart_lead", return_value=-0.5)
     assert vector_reader.read(window).kind == "cut"
@@ -138,7 +138,7 @@ def test_a_glance_of_the_empty_window_far_from_the_empty_shoes_colour_does_not_v
     """gnome-ancient_french's bright red cut card, washed out, was nearest the empty window
     at a glance (0.79): nothing like the empty shoe's colour and light, it is the cut card."""
     window = render_window(vector_deck, "CUT", NOMINAL)
-    mocker.patch("vision.gate.EmptyGate.passes", return_value=False)
+    mocker.patch("vision.gate.EmptyGate.depth", return_value=None)
     mocker.patch("vision.reader.glance_of", return_value=("empty", 0.79, 0.15, -1.0))
     assert vector_reader.read(window).kind == "cut"
 
@@ -538,7 +538,7 @@ def test_a_surface_along_the_directions_needs_the_one_models_least_score(
     window = render_window(vector_deck, "CUT", NOMINAL)
     least_lead, least_score = vector_reader.profile.thresholds["surface:cut"]
     assert least_score == 0.75
-    mocker.patch("vision.gate.EmptyGate.passes", return_value=False)
+    mocker.patch("vision.gate.EmptyGate.depth", return_value=None)
     mocker.patch("vision.reader.glance_of", return_value=("cut", 0.9, 0.01, -1.0))
     mocker.patch("vision.reader.ranked", return_value=("cut", score, 0.0, "empty"))
     mocker.patch("vision.model.Pairs.least_lead", return_value=least_lead + 1.0)
