@@ -77,6 +77,13 @@ def test_enrolment_sets_the_plain_surfaces_ceilings_above_their_own_views(vector
         assert fresh.max() <= strokes[kind.lower()]
 
 
+def _lifted(profile, kind: str) -> Reader:
+    """A reader of `profile` with `kind`'s stroke ceiling lifted (any strokes read)."""
+    strokes = profile.surface_strokes.copy()
+    strokes[SURFACE_KINDS.index(kind)] = 1.0
+    return Reader(dataclasses.replace(profile, surface_strokes=strokes))
+
+
 def _inked(window: np.ndarray) -> np.ndarray:
     """`window` with a rank printed on it in black, as an index's strokes are."""
     inked = window.copy()
@@ -100,10 +107,7 @@ def test_a_window_nearest_the_cut_card_but_in_strokes_is_not_read_as_it(vector_p
     assert reading.kind == "unknown"
     assert "of the window is in dark strokes, as an index is (the cut card is read with " \
         "at most" in reading.reason
-    lenient = vector_profile.surface_strokes.copy()
-    lenient[cut] = 1.0
-    assert Reader(dataclasses.replace(vector_profile, surface_strokes=lenient)).read(
-        inked).kind == "cut"
+    assert _lifted(vector_profile, "cut").read(inked).kind == "cut"
 
 
 def test_the_empty_shoe_at_a_glance_is_not_read_with_an_index_s_strokes_over_it(
@@ -118,10 +122,7 @@ def test_the_empty_shoe_at_a_glance_is_not_read_with_an_index_s_strokes_over_it(
                for _ in range(24)]
     reader = Reader(vector_profile)
     beyond_gate = [w for w in windows if not reader._gate.passes(thumbnail(w))]
-    empty = SURFACE_KINDS.index("empty")
-    lenient = vector_profile.surface_strokes.copy()
-    lenient[empty] = 1.0
-    lenient_reader = Reader(dataclasses.replace(vector_profile, surface_strokes=lenient))
+    lenient_reader = _lifted(vector_profile, "empty")
     assert any(lenient_reader.read(w).kind == "empty" for w in beyond_gate)
     assert not any(reader.read(w).kind == "empty" for w in beyond_gate)
 
@@ -155,7 +156,4 @@ def test_a_window_the_gate_passes_far_out_is_held_to_the_empty_window_s_strokes(
     assert far and near
     assert not any(reader.read(w).kind == "empty" for w in far)
     assert all(reader.read(w).kind == "empty" for w in near)
-    lenient = vector_profile.surface_strokes.copy()
-    lenient[SURFACE_KINDS.index("empty")] = 1.0
-    lenient_reader = Reader(dataclasses.replace(vector_profile, surface_strokes=lenient))
-    assert all(lenient_reader.read(w).kind == "empty" for w in far)
+    assert all(_lifted(vector_profile, "empty").read(w).kind == "empty" for w in far)
