@@ -99,10 +99,15 @@ def stretched(source: Source, paper: np.ndarray, stretch: float) -> Source:
     """`source` with each channel's distance below its `paper` level multiplied by
     `stretch` (the inverse of fading toward the paper, which the camera's cast tints: one
     grey level for all three channels stretched the cast with the ink)."""
-    image = source.image.copy()
     levels = np.arange(256, dtype=np.float32)[:, None]
     table = np.clip(paper[None, :] - stretch * (paper[None, :] - levels), 0, 255)
-    lut = np.rint(table).astype(np.uint8).reshape(256, 1, 3)
+    return _through(source, np.rint(table).astype(np.uint8).reshape(256, 1, 3))
+
+
+def _through(source: Source, lut: np.ndarray) -> Source:
+    """`source` with its colour (not its outline) through the look-up table `lut` (256
+    levels, one for every channel or one per channel)."""
+    image = source.image.copy()
     image[:, :, :3] = cv2.LUT(np.ascontiguousarray(image[:, :, :3]), lut)
     return Source(image, source.to_window, source.extend)
 
@@ -128,9 +133,7 @@ def unwash_surfaces(classes: dict[str, list[Source]], darkest: float) -> list[st
     for kind in SURFACE_KINDS:
         for k, source in enumerate(classes.get(kind, [])):
             if source.extend:  # a window a camera took, not a design's artwork
-                image = source.image.copy()
-                image[:, :, :3] = cv2.LUT(np.ascontiguousarray(image[:, :, :3]), lut)
-                classes[kind][k] = Source(image, source.to_window, source.extend)
+                classes[kind][k] = _through(source, lut)
                 done.append(kind)
     if not done:
         return []

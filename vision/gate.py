@@ -93,14 +93,14 @@ class EmptyGate:
             return None
         # `passing` for one window, without its batch's reshaping (most frames come here).
         z = (numbers - self.mean) @ self.whiten
-        distance = float(z @ z)
-        if distance > self.reach * self.reach:
+        squared = float(z @ z)
+        if squared > self.reach * self.reach:
             return None
         if len(self.others):
             apart = self.others - z
             if float(np.sqrt((apart * apart).sum(axis=1).min())) < self.clearance:
                 return None
-        return float(np.sqrt(distance)) / self.reach if plain(small) else None
+        return float(np.sqrt(squared)) / self.reach if plain(small) else None
 
     def resembles_empty(self, numbers: np.ndarray) -> bool:
         """Whether a window's six numbers (`gate_vector`) lie within LIKE_EMPTY reaches of
