@@ -6,7 +6,10 @@ the best (`Registration.find`): 23 to 33 calls of `matchTemplate`, which on imag
 small spends most of its time transforming the template and the image again for every call.
 Here each template's spectrum is computed once per transform size and kept, an image's once
 for all the templates it is matched with, and the normalisation (each place's mean and
-spread) once per image from two box filters.
+spread) once per image from two box filters. Several images matched with the same templates
+(the coarse search's three scales, a refinement's five) are stacked into one and
+transformed once (`match_each`): on images this small, each transform's cost is mostly its
+call's.
 """
 
 from __future__ import annotations
@@ -69,6 +72,26 @@ class Correlator:
             results.append(cv2.divide(sums, np.maximum(spread, np.float32(floor)),
                                       scale=1.0 / (root * self._norms[k])))
         return results
+
+    def match_each(self, images: list[np.ndarray], which: list[int],
+                   floors: list[float] | None = None) -> list[list[np.ndarray]]:
+        """`match` of each of `images` (float32, each at least the templates' size), as one
+        image: they are stacked one under the other, each padded with zeros on its right to
+        the widest, and of the results only the places where a template lies wholly within
+        one image are kept. Those see that image's pixels alone, as matched on its own (to
+        the transform's rounding)."""
+        th, tw = self.shape
+        width = max(image.shape[1] for image in images)
+        stacked = np.vstack([cv2.copyMakeBorder(image, 0, 0, 0, width - image.shape[1],
+                                                cv2.BORDER_CONSTANT, value=0)
+                             for image in images])
+        results = self.match(stacked, which, floors=floors)
+        each, top = [], 0
+        for image in images:
+            h, w = image.shape
+            each.append([result[top : top + h - th + 1, : w - tw + 1] for result in results])
+            top += h
+        return each
 
     def _template_spectrum(self, k: int, size: tuple[int, int]) -> np.ndarray:
         key = (k, *size)

@@ -214,15 +214,19 @@ class Registration:
         best coarse match's refinement by CANDIDATE_LEAD; that one's otherwise."""
         matches = self.coarse_matches(ink)
         first = matches[0]
-        refined = {m: self.refined(ink, m) for m in matches
+        half = self._half(ink)
+        refined = {m: self.refined(ink, m, half=half) for m in matches
                    if m.score >= first.score - CANDIDATE_REACH}
         best = max(refined, key=lambda m: refined[m].score)
         chosen = best if refined[best].score >= refined[first].score + CANDIDATE_LEAD else first
         return Found(refined[chosen], [chosen, *(m for m in matches if m != chosen)], refined)
 
-    def refined(self, ink: np.ndarray, match: CoarseMatch) -> Pose:
-        """The pose of a coarse match (one of `coarse_matches`), refined."""
-        return self._refine(ink, match.scale, match.cx, match.cy, match.template)
+    def refined(self, ink: np.ndarray, match: CoarseMatch, *,
+                half: np.ndarray | None = None) -> Pose:
+        """The pose of a coarse match (one of `coarse_matches`), refined. `half`: the ink as
+        the refinement searches it (`_half`), if the caller has it."""
+        half = self._half(ink) if half is None else half
+        return self._refine(half, match.scale, match.cx, match.cy, match.template)
 
     def next_scale(self, ink: np.ndarray, matches: list[CoarseMatch], *,
                    spare: float = 0.0, refined: dict[CoarseMatch, Pose] | None = None
@@ -262,7 +266,7 @@ class Registration:
         small = cv2.copyMakeBorder(small, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
         th, tw = self._coarse.shape
         everyone = list(range(len(self._flat_below)))
-        found = []
+        bands = []  # (scale, first column, fx, fy, band) of each scale searched
         for s in SCALES:
             # The window is scaled, not the templates: every scale is then judged on the
             # same number of pixels (a smaller template matches more things a little better).
@@ -276,10 +280,12 @@ class Registration:
             first = max(0, math.ceil((INDEX_X[0] / _COARSE + p) / fx - tw / 2))
             last = min(scaled.shape[1] - tw + 1,
                        math.floor((INDEX_X[1] / _COARSE + p) / fx - tw / 2) + 1)
-            if last <= first:
-                continue
-            band = np.ascontiguousarray(scaled[:, first : last + tw - 1])
-            results = self._coarse.match(band, everyone, floors=self._flat_below)
+            if last > first:
+                bands.append((s, first, fx, fy, scaled[:, first : last + tw - 1]))
+        matched = (self._coarse.match_each([band for *_, band in bands], everyone,
+                                           floors=self._flat_below) if bands else [])
+        found = []
+        for (s, first, fx, fy, _), results in zip(bands, matched, strict=True):
             best = CoarseMatch(-2.0, s, 0.0, 0.0, 0)
             for template, result in zip(everyone, results, strict=True):
                 _, score, _, (x, y) = cv2.minMaxLoc(result)
@@ -292,46 +298,57 @@ class Registration:
         return sorted(found, key=lambda match: match.score, reverse=True) or [
             CoarseMatch(-2.0, 1.0, 0.0, 0.0, 0)]
 
-    def _refine(self, ink: np.ndarray, scale: float, cx: float, cy: float,
-                template: int) -> Pose:
-        """The best position within _FINE_REACH half-size pixels of the coarse one, at
-        each of the FINER scales around the coarse scale."""
+    def _half(self, ink: np.ndarray) -> np.ndarray:
+        """The ink map as the refinement searches it: at half size, with a border of zero
+        ink round it."""
         half = cv2.resize(_signal(ink), (WINDOW_W // _FINE, WINDOW_H // _FINE),
                           interpolation=cv2.INTER_AREA).astype(np.float32)
         p = _FINE_PAD
-        half = cv2.copyMakeBorder(half, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
-        best = Pose(scale, cx, cy, -1.0)
+        return cv2.copyMakeBorder(half, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
+
+    def _refine(self, half: np.ndarray, scale: float, cx: float, cy: float,
+                template: int) -> Pose:
+        """The best position within _FINE_REACH half-size pixels of the coarse one, at
+        each of the FINER scales around the coarse scale, in the search's half-size ink
+        (`_half`). All the scales are matched at once (`Correlator.match_each`)."""
         # Steps past REFINE_RANGE are held at its ends, and each scale is tried once: a coarse
         # match at an end used to try that end three times (2 of its 5 places).
         low, high = REFINE_RANGE
         steps = dict.fromkeys(min(high, max(low, scale * f)) for f in FINER)
-        for s in steps:
-            pose = self._place(half, Pose(s, cx, cy, -1.0), template)
-            if pose.score > best.score:
-                best = pose
+        places = [place for place in (self._surroundings(half, s, cx, cy) for s in steps)
+                  if place is not None]
+        best = Pose(scale, cx, cy, -1.0)
+        if not places:
+            return best
+        th, tw = self._fine.shape
+        p = _FINE_PAD
+        matched = self._fine.match_each([sub for *_, sub in places], [template])
+        for (s, xa, ya, fx, fy, _), (result,) in zip(places, matched, strict=True):
+            # Near the coarse place the index is in view: no flat patch to discount here.
+            _, score, _, (x, y) = cv2.minMaxLoc(result)
+            if score > best.score:
+                best = Pose(s, (xa + (x + tw / 2) * fx - p) * _FINE,
+                            (ya + (y + th / 2) * fy - p) * _FINE, float(score))
         return best
 
-    def _place(self, half: np.ndarray, pose: Pose, template: int) -> Pose:
-        """The best position within _FINE_REACH half-size pixels of `pose`, at its scale."""
-        s, reach, p = pose.scale, _FINE_REACH, _FINE_PAD
+    def _surroundings(self, half: np.ndarray, s: float, cx: float, cy: float
+                      ) -> tuple[float, int, int, float, float, np.ndarray] | None:
+        """The part of the half-size ink the zone may be in within _FINE_REACH of (cx, cy)
+        at scale `s`, scaled to nominal, as (s, its left, its top, its x and y scale back
+        to `half`, it); None where it is smaller than the template."""
+        reach, p = _FINE_REACH, _FINE_PAD
         th, tw = self._fine.shape
-        # The part of the half-size window the zone may be in, scaled to nominal.
-        x0 = (pose.cx - s * ZONE[2] / 2) / _FINE + p - reach * s
-        y0 = (pose.cy - s * ZONE[3] / 2) / _FINE + p - reach * s
+        x0 = (cx - s * ZONE[2] / 2) / _FINE + p - reach * s
+        y0 = (cy - s * ZONE[3] / 2) / _FINE + p - reach * s
         xa, ya = max(0, round(x0)), max(0, round(y0))
         xb = min(half.shape[1], round(x0 + s * (tw + 2 * reach)) + 1)
         yb = min(half.shape[0], round(y0 + s * (th + 2 * reach)) + 1)
         sub = half[ya:yb, xa:xb]
         size = (round(sub.shape[1] / s), round(sub.shape[0] / s))
         if size[0] < tw or size[1] < th:
-            return Pose(s, pose.cx, pose.cy, max(pose.score, -1.0))
+            return None
         sub = cv2.resize(sub, size, interpolation=cv2.INTER_LINEAR)
-        # Near the coarse place the index is in view: no flat patch to discount here.
-        result = self._fine.match(sub, [template])[0]
-        _, score, _, (x, y) = cv2.minMaxLoc(result)
-        fx, fy = (xb - xa) / size[0], (yb - ya) / size[1]
-        return Pose(s, (xa + (x + tw / 2) * fx - p) * _FINE,
-                    (ya + (y + th / 2) * fy - p) * _FINE, float(score))
+        return s, xa, ya, (xb - xa) / size[0], (yb - ya) / size[1], sub
 
 
 def _close(best: CoarseMatch, second: CoarseMatch, spare: float = 0.0) -> bool:

@@ -56,3 +56,25 @@ def test_an_image_the_template_s_size_gives_one_place():
     expected = cv2.matchTemplate(image, template, cv2.TM_CCOEFF_NORMED)
     assert result.shape == expected.shape == (1, 1)
     assert abs(float(result[0, 0]) - float(expected[0, 0])) < 1e-4
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1),
+       sizes=st.lists(st.tuples(st.integers(32, 70), st.integers(18, 50)), min_size=1,
+                      max_size=5),
+       count=st.integers(1, 6))
+def test_images_matched_together_score_as_each_matched_alone(seed, sizes, count):
+    """The coarse search's scales and a refinement's are matched stacked in one transform
+    (`match_each`): each image's places see its own pixels only, and a flat place's floor
+    is kept."""
+    rng = np.random.default_rng(seed)
+    templates = (rng.random((count, 32, 18)) * 255).astype(np.float32)
+    images = [(rng.random(size) * 255).astype(np.float32) for size in sizes]
+    floors = [float(f) for f in rng.uniform(1.0, 80.0, count)]
+    correlator = Correlator(templates)
+    together = correlator.match_each(images, list(range(count)), floors=floors)
+    for image, results in zip(images, together, strict=True):
+        alone = correlator.match(image, list(range(count)), floors=floors)
+        for mine, expected in zip(results, alone, strict=True):
+            assert mine.shape == expected.shape
+            assert np.abs(mine - expected).max() < 1e-4

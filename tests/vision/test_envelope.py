@@ -175,10 +175,10 @@ def test_the_search_looks_for_the_index_only_where_the_envelope_can_put_it():
 def test_the_refinement_tries_each_scale_once(mocker, coarse):
     """Steps past REFINE_RANGE are held at its ends: tried once, not three times."""
     deck, registration = synthetic_registration()
-    place = mocker.spy(Registration, "_place")
-    ink = prepare(render(card_source(deck.image("7D")))).ink
-    registration._refine(ink, coarse, ZONE[0] + ZONE[2] / 2, ZONE[1] + ZONE[3] / 2, 0)
-    scales = [call.args[2].scale for call in place.call_args_list]
+    place = mocker.spy(Registration, "_surroundings")
+    half = registration._half(prepare(render(card_source(deck.image("7D")))).ink)
+    registration._refine(half, coarse, ZONE[0] + ZONE[2] / 2, ZONE[1] + ZONE[3] / 2, 0)
+    scales = [call.args[2] for call in place.call_args_list]
     assert len(scales) == len(set(scales)) and REFINE_RANGE[0] <= min(scales)
     assert max(scales) <= REFINE_RANGE[1] and len(scales) == (3 if coarse == SCALES[-1] else 5)
 
@@ -284,7 +284,8 @@ def test_the_zone_leaves_the_best_coarse_match_only_for_a_clearly_better_refinem
                                                                              82.0, 0)
     mocker.patch.object(registration, "coarse_matches", return_value=[first, second])
     poses = {first: Pose(0.86, 52.0, 82.0, 0.6), second: Pose(1.0, 52.0, 82.0, 0.6 + gain)}
-    mocker.patch.object(registration, "refined", side_effect=lambda ink, match: poses[match])
+    mocker.patch.object(registration, "refined",
+                        side_effect=lambda ink, match, half=None: poses[match])
     found = registration.find(ink)
     assert found.pose == poses[second if moves else first]
     assert found.order == ([second, first] if moves else [first, second])
