@@ -125,20 +125,27 @@ def orientation_histograms(picture: np.ndarray, cell: int) -> np.ndarray:
     # bins `low` and `low + 1`, counted in ORIENTATIONS + 2 slots per cell (from bin -1 to
     # bin ORIENTATIONS) and the two outer slots folded onto the bins they wrap round to
     # afterwards: no masks over the pixels (in float32 throughout).
-    position = angle.ravel() * _BINS_PER_RADIAN
+    position = angle.ravel()  # cv2's own array: worked on in place
+    position *= _BINS_PER_RADIAN
     position -= np.float32(ORIENTATIONS) * (position >= ORIENTATIONS)
-    position -= 0.5
+    position -= np.float32(0.5)
     low = np.floor(position)
-    upper_share = position - low
     slot = _cell_slots(n, h, w, cell) + low.astype(np.intp)
+    position -= low  # now the upper bin's share
     m = magnitude.ravel()
-    upper = m * upper_share
+    upper = position
+    upper *= m
+    m -= upper  # the lower bin's
     rows, cols = h // cell, w // cell
     slots = ORIENTATIONS + 2
-    size = n * rows * cols * slots
-    counted = np.bincount(slot, m - upper, size) + np.bincount(slot + 1, upper, size)
+    # Summed by NumPy's unbuffered scatter, in float32: bincount's, in float64, took half
+    # as long again (36 pixels to a cell: float32's rounding is a millionth of a sum).
+    counted = np.zeros(n * rows * cols * slots, np.float32)
+    np.add.at(counted, slot, m)
+    slot += 1
+    np.add.at(counted, slot, upper)
     counted = counted.reshape(n, rows, cols, slots)
-    hist = counted[..., 1:-1].astype(np.float32)
+    hist = counted[..., 1:-1].copy()
     hist[..., -1] += counted[..., 0]
     hist[..., 0] += counted[..., -1]
     # Each cell's energy summed over the 3 x 3 cells around it, the pictures as the channels
