@@ -44,7 +44,13 @@ from vision.cards import (
 from vision.contrast import RETAKE, restore_contrast, unwash_surfaces
 from vision.decks import draw_cut, foreign_deck
 from vision.errors import EnrolmentError
-from vision.features import card_above_window, card_region, stroke_share, thumbnail
+from vision.features import (
+    card_above_window,
+    card_edges,
+    card_region,
+    stroke_share,
+    thumbnail,
+)
 from vision.fit import fit_warnings
 from vision.gate import EmptyGate, gate_vector, learn_gate
 from vision.geometry import WINDOW_H, WINDOW_W, to_window
@@ -68,7 +74,7 @@ from vision.model import (
     zone_picture,
 )
 from vision.nearby import STEP, Rival, rivals_nearby
-from vision.profile import SIDE_STAGE, STAGES, Profile
+from vision.profile import MOST_EDGES, SIDE_STAGE, STAGES, Profile
 from vision.register import Registration, coming_in, learn_templates, zone_of
 from vision.samples import Samples, read_samples
 from vision.suit import SuitCheck, learn_box, learn_suit_check, suit_shapes
@@ -758,6 +764,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
         separation=card.separation, gate_mean=gate.mean, gate_whiten=gate.whiten,
         gate_others=gate.others, gate_reach=gate.reach, gate_clearance=gate.clearance,
         surface_strokes=_stroke_ceilings([*learned, *held_out]),
+        empty_edges=_edge_ceiling([*learned, *held_out]),
     )
     return Enrolment(profile, notes, held_out, nominal, gate_share, accept["suit"].wrong,
                      {kind: accept[f"surface:{kind}"].accepted for kind in SURFACE_KINDS
@@ -789,6 +796,22 @@ def _stroke_ceilings(views: list) -> np.ndarray:
                   if kind in PLAIN_SURFACES else [])
         ceilings.append(min(1.0, STROKE_ROOM * max(shares) + STROKE_SPARE) if shares else 1.0)
     return np.float32(ceilings)
+
+
+# The empty window is read with its edges stepping no more than EDGE_ROOM times the most of
+# any of its views learned or held back, and EDGE_SPARE more (`features.card_edges`): the
+# empty windows of 300 fresh views stepped by 0.13 at the most (a glare blob at the left
+# edge), the cut cards of four shared designs by 0.17-0.67 at the median. A shoe whose own
+# empty window shows an edge (its lip, a table's) has it in its empty sample's views, and
+# its ceiling is that much higher.
+EDGE_ROOM, EDGE_SPARE = 1.5, 0.05
+
+
+def _edge_ceiling(views: list) -> float:
+    """The most the empty window's edges step with which it is read (`Profile.
+    empty_edges`), of its `views` among `views`; the most there is without any."""
+    steps = [float(card_edges(thumbnail(v.window)).max()) for v in views if v.truth == "empty"]
+    return min(MOST_EDGES, EDGE_ROOM * max(steps) + EDGE_SPARE) if steps else MOST_EDGES
 
 
 @dataclass(eq=False)

@@ -52,6 +52,9 @@ Stored as one NumPy .npz archive (no pickles) holding:
                    in dark strokes (`features.stroke_share`) that kind is read with: a
                    share above it is unknown, however near its views (`enrol._stroke_ceilings`;
                    1 for the back, a picture with strokes of its own)
+  empty_edges      float: the most a window's card edges step (`features.card_edges`) with
+                   which it is read as the empty window (`enrol._edge_ceiling`): past it, a
+                   card's edge is in view
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ import numpy as np
 
 from vision.cards import SURFACE_KINDS, split_code
 from vision.errors import ProfileError
+from vision.features import EDGE_FLOOR
 from vision.gate import MAX_REACH, MIN_CLEARANCE, SHUT, WHITENING, EmptyGate
 from vision.model import Pairs
 from vision.register import DEFAULT_SUIT_BOX, ZONE, Box
@@ -86,8 +90,12 @@ from vision.suit import SUITS, SuitCheck
 # and the thresholds found where that search put their zones. 15: no new field, but cards
 # of which a held-back view was read as another card are learned from more views
 # (`enrol.CONFUSED_CARD_LEARNED`): a profile of 14 holds a model, and thresholds, without them.
-# 16: the surfaces' stroke ceilings (`surface_strokes`).
-PROFILE_VERSION = 16
+# 16: the surfaces' stroke ceilings (`surface_strokes`). 17: the empty window's edge
+# ceiling (`empty_edges`).
+PROFILE_VERSION = 17
+# The most a window's edges can step (`features.card_edges`: log light, from black plus its
+# floor to white): an `empty_edges` this high holds nothing back.
+MOST_EDGES = float(np.log((255 + EDGE_FLOOR) / EDGE_FLOOR))
 SIDE_STAGE = "glance:side"
 STAGES = ("glance:empty", "glance:back", "glance:passing", SIDE_STAGE,
           "model:back", "model:cut", "model:empty", "surface:back", "surface:cut",
@@ -150,6 +158,8 @@ class Profile:
     # A Profile made in code without them reads a surface whatever its strokes.
     surface_strokes: np.ndarray = field(
         default_factory=lambda: np.ones(len(SURFACE_KINDS), np.float32))
+    # ... and reads the empty window whatever its edges.
+    empty_edges: float = MOST_EDGES
 
     @property
     def suit_place(self) -> Box:
@@ -195,7 +205,7 @@ class Profile:
 
 _SCALARS = {"pose_floor": float, "likeness_floor": float, "held_views": int,
             "held_accepted": float, "held_wrong": int, "separation": float,
-            "gate_reach": float, "gate_clearance": float}
+            "gate_reach": float, "gate_clearance": float, "empty_edges": float}
 _GATE = {"gate_mean", "gate_whiten", "gate_others", "gate_reach", "gate_clearance"}
 _ARRAYS = [f.name for f in fields(Profile) if f.name not in _SCALARS and f.name != "thresholds"]
 _SHAPES = {"templates": 3, "likeness": 2, "pair_index": 2, "pair_directions": 2,
@@ -380,6 +390,8 @@ def _check(file: Path, arrays: dict, scalars: dict) -> None:
     if strokes.shape != (len(SURFACE_KINDS),) or not np.all((strokes >= 0) & (strokes <= 1)):
         raise ProfileError(f"{file}: surface_strokes is not a share from 0 to 1 for each of "
                            f"{', '.join(SURFACE_KINDS)}")
+    if not 0 < scalars["empty_edges"] <= MOST_EDGES:
+        raise ProfileError(f"{file}: empty_edges is not a step from 0 to {MOST_EDGES:g}")
     codes = sum(split_code(str(c)) is not None for c in arrays["card_classes"])
     if len(arrays["likeness"]) != codes:
         raise ProfileError(f"{file}: likeness does not have one row per card")

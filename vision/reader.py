@@ -38,7 +38,7 @@ from vision.cards import (
     SURFACE_NAMES,
     split_code,
 )
-from vision.features import card_above_window, stroke_share, thumbnail
+from vision.features import card_above_window, card_edges, stroke_share, thumbnail
 from vision.gate import gate_vector
 from vision.geometry import to_window
 from vision.model import (
@@ -114,12 +114,13 @@ class Reader:
         window = to_window(image)
         small = thumbnail(window)
         numbers = gate_vector(small)
-        # Plainly the empty shoe: most frames. Held to the empty window's strokes
-        # (`_past_strokes`, 0.04 ms) only past LOOK_CLOSER of the gate's reach: nearer, its
-        # own `plain` test of the thumbnail keeps an index out, at a quarter of the cost.
+        # Plainly the empty shoe: most frames. Held to the empty window's strokes and edges
+        # (`_not_empty`, 0.09 ms) only past LOOK_CLOSER of the gate's reach: nearer, its own
+        # `plain` test of the thumbnail keeps an index out, at a quarter of the cost, and
+        # its clearance from every cut card enrolment saw keeps the cut card out.
         depth = self._gate.depth(small, numbers)
         if depth is not None and (depth <= LOOK_CLOSER
-                                  or self._past_strokes(window, "empty") is None):
+                                  or not self._not_empty(window, small)):
             return Reading("empty", score=1.0)
         gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         if coming_in(small, gray):
@@ -146,7 +147,7 @@ class Reader:
                 and (at_a_glance or (kind_score >= p.thresholds["glance:empty"][0]
                                      and self._lead(self._kinds.embed(glance), "empty")
                                      >= p.thresholds["surface:empty"][0]))
-                and self._past_strokes(prepared.window, "empty") is None):
+                and not self._not_empty(prepared.window, small)):
             return Reading("empty", score=kind_score)
         # The over view's back at a glance is not held to its strokes: a face taken for a
         # back there leaves the card unread (the under view saw no face either), never wrong.
@@ -286,12 +287,22 @@ class Reader:
             # in a green cast was read as a green cut card, its index in full view (three
             # faces so at severity 1.6 of `bench.vision`, 1.8-3.9% of the window in strokes
             # where the cut card is read with at most 1%).
+            what = SURFACE_NAMES[name]
             past = self._past_strokes(window, name)
             if past is not None:
-                what = SURFACE_NAMES[name]
                 return Reading("unknown", score=score, reason=f"not sure: {what} {score:.2f}, "
                                f"but {past[0]:.2%} of the window is in dark strokes, as an "
                                f"index is (the {what} is read with at most {past[1]:.2%})")
+            # Nor the empty window with a card's edge in view: a cut card about the
+            # interior's colour, its edges plain to see (gnome-atlasnye's and
+            # gnome-tigullio's at severity 1.6 of `bench.vision`, stepping by 0.32-0.60),
+            # was read as the empty shoe: the last coup missed.
+            edges = self._past_edges(thumbnail(window)) if name == "empty" else None
+            if edges is not None:
+                return Reading("unknown", score=score, reason=f"not sure: {what} {score:.2f}, "
+                               f"but the window steps by {edges[0]:.2f} straight across it, "
+                               f"as a card's edge does (the {what} is read with at most "
+                               f"{edges[1]:.2f})")
             return Reading(name, score=score)
         least_score, least_margin = p.thresholds[f"model:{name}"]
         return Reading("unknown", score=score, reason=f"not sure: {name} "
@@ -307,6 +318,20 @@ class Reader:
             return None
         share = stroke_share(window)
         return (share, ceiling) if share > ceiling else None
+
+    def _past_edges(self, small: np.ndarray) -> tuple[float, float] | None:
+        """How much the card edges of the window whose thumbnail is `small` step
+        (`features.card_edges`, the greater of the two) and the most the empty window is
+        read with (`Profile.empty_edges`), where they step more; None otherwise."""
+        step = float(card_edges(small).max())
+        ceiling = float(self.profile.empty_edges)
+        return (step, ceiling) if step > ceiling else None
+
+    def _not_empty(self, window: np.ndarray, small: np.ndarray) -> bool:
+        """Whether the window (nominal, and its thumbnail) shows what the empty window
+        never did at enrolment: dark strokes, or a card's edge."""
+        return (self._past_strokes(window, "empty") is not None
+                or self._past_edges(small) is not None)
 
     def _lead(self, glanced: np.ndarray, kind: str) -> float:
         """The least lead of `kind` over every other kind along the glance's directions

@@ -18,7 +18,7 @@ from vision.errors import ProfileError
 from vision.features import thumbnail
 from vision.gate import MIN_CLEARANCE, SHUT, EmptyGate, gate_vector, learn_gate, plain
 from vision.geometry import to_window
-from vision.profile import load_profile, save_profile
+from vision.profile import MOST_EDGES, load_profile, save_profile
 from vision.reader import Reader
 from vision.synth import EMPTY, Perturbation, random_perturbation, render_window, write_samples
 
@@ -280,8 +280,9 @@ def test_the_glance_takes_a_window_for_the_empty_shoe_only_within_the_gates_reac
     read as the empty shoe at a glance (`bench.vision`'s windows at severity 1.6, seed 5);
     read in full, it was 3S at 0.97. Beyond the reach, where no empty window enrolment
     learned lies, the window is read in full; within it the glance is taken as before, but
-    (since stop 54) only where the window shows no more strokes than the empty windows did:
-    this one's index shows them, and it is read in full there too."""
+    (since stop 54) only where the window shows no more strokes than the empty windows did,
+    nor (since stop 55) a card's edge: this one shows both, and it is read in full there
+    too, held to either."""
     window = render_window(vector_deck, "3S")
     numbers = gate_vector(thumbnail(to_window(window)))
     mocker.patch("vision.reader.glance_of", return_value=("empty", 0.99, 0.5, -1.0))
@@ -290,9 +291,10 @@ def test_the_glance_takes_a_window_for_the_empty_shoe_only_within_the_gates_reac
     z = gate.whitened(numbers)[0]
     distance = float(np.sqrt(z @ z))
 
-    def reader(reach: float, strokes: np.ndarray = vector_profile.surface_strokes) -> Reader:
+    def reader(reach: float, strokes: np.ndarray = vector_profile.surface_strokes,
+               edges: float = vector_profile.empty_edges) -> Reader:
         return Reader(dataclasses.replace(vector_profile, gate_reach=reach,
-                                          surface_strokes=strokes))
+                                          surface_strokes=strokes, empty_edges=edges))
 
     beyond = reader(distance / 1.2)
     assert beyond.profile.gate.resembles_empty(numbers)  # the full read may call it empty
@@ -300,9 +302,11 @@ def test_the_glance_takes_a_window_for_the_empty_shoe_only_within_the_gates_reac
     read = beyond.read(window)
     assert (read.kind, read.card) == ("face", "3S")
     any_strokes = np.ones_like(vector_profile.surface_strokes)
-    assert reader(distance / 0.9, any_strokes).read(window).kind == "empty"
-    read = reader(distance / 0.9).read(window)
-    assert (read.kind, read.card) == ("face", "3S")
+    assert reader(distance / 0.9, any_strokes, MOST_EDGES).read(window).kind == "empty"
+    for held in (reader(distance / 0.9), reader(distance / 0.9, any_strokes),
+                 reader(distance / 0.9, edges=MOST_EDGES)):
+        read = held.read(window)
+        assert (read.kind, read.card) == ("face", "3S")
 
 
 def test_a_window_cropped_from_a_camera_frame_is_made_contiguous_with_the_same_pixels():

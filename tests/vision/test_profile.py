@@ -25,6 +25,7 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
     for name in (f.name for f in dataclasses.fields(vector_profile)
                  if f.name.startswith(("suit_", "kind_pair_", "surface_"))):
         assert np.array_equal(getattr(again, name), getattr(vector_profile, name)), name
+    assert again.empty_edges == pytest.approx(vector_profile.empty_edges)
     reader = Reader(again)
     assert reader._registration.suit_box == vector_profile.suit_place
     assert np.array_equal(reader._cards.low, again.card_low)
@@ -112,6 +113,10 @@ def test_a_profile_round_trips(tmp_path, vector_profile):
      "surface_strokes is not a share from 0 to 1"),
     (lambda p: {"surface_strokes": np.float32([[0.2, 0.01, 0.01]])},
      "surface_strokes has 2 dimensions"),
+    # The empty window's edge ceiling: a step in log light, above 0 and at most white's.
+    (lambda p: {"empty_edges": 0.0}, "empty_edges is not a step from 0 to 3.49"),
+    (lambda p: {"empty_edges": float("nan")}, "empty_edges is not a step from 0"),
+    (lambda p: {"empty_edges": 7.0}, "empty_edges is not a step from 0"),
 ])
 def test_a_damaged_profile_is_refused(tmp_path, vector_profile, change, message):
     damaged = dataclasses.replace(vector_profile, **change(vector_profile))
