@@ -98,6 +98,29 @@ def coming_in(small: np.ndarray, gray: np.ndarray | None = None) -> bool:
     return top is not None and top * WINDOW_H / small.shape[0] >= ENTERING_BELOW
 
 
+class _Searched(NamedTuple):
+    """A part of the ink searched at one scale, as matched: `picture`, scaled so that the
+    templates fit it at `scale`; where it lies in the picture it was cut from (`left`,
+    `top`, in that picture's pixels) and how many of those pixels one of its own spans
+    (`fx`, `fy`)."""
+
+    scale: float
+    left: float
+    top: float
+    fx: float
+    fy: float
+    picture: np.ndarray
+
+    def centre(self, x: int, y: int, shape: tuple[int, int], pad: int, factor: int
+               ) -> tuple[float, float]:
+        """The window pixels (x, y) of the centre of a template of `shape` (h, w) matched
+        at (`x`, `y`) in `picture`, cut from a picture `factor` times smaller than the
+        window with `pad` pixels of border."""
+        th, tw = shape
+        return ((self.left + (x + tw / 2) * self.fx - pad) * factor,
+                (self.top + (y + th / 2) * self.fy - pad) * factor)
+
+
 class CoarseMatch(NamedTuple):
     """The best match of any template at one scale of the coarse search."""
 
@@ -266,7 +289,7 @@ class Registration:
         small = cv2.copyMakeBorder(small, p, p, p, p, cv2.BORDER_CONSTANT, value=0)
         th, tw = self._coarse.shape
         everyone = list(range(len(self._flat_below)))
-        bands = []  # (scale, first column, fx, fy, band) of each scale searched
+        bands = []  # each scale's band of columns
         for s in SCALES:
             # The window is scaled, not the templates: every scale is then judged on the
             # same number of pixels (a smaller template matches more things a little better).
@@ -281,18 +304,18 @@ class Registration:
             last = min(scaled.shape[1] - tw + 1,
                        math.floor((INDEX_X[1] / _COARSE + p) / fx - tw / 2) + 1)
             if last > first:
-                bands.append((s, first, fx, fy, scaled[:, first : last + tw - 1]))
-        matched = (self._coarse.match_each([band for *_, band in bands], everyone,
+                bands.append(_Searched(s, first * fx, 0.0, fx, fy,
+                                       scaled[:, first : last + tw - 1]))
+        matched = (self._coarse.match_each([band.picture for band in bands], everyone,
                                            floors=self._flat_below) if bands else [])
         found = []
-        for (s, first, fx, fy, _), results in zip(bands, matched, strict=True):
-            best = CoarseMatch(-2.0, s, 0.0, 0.0, 0)
+        for band, results in zip(bands, matched, strict=True):
+            best = CoarseMatch(-2.0, band.scale, 0.0, 0.0, 0)
             for template, result in zip(everyone, results, strict=True):
                 _, score, _, (x, y) = cv2.minMaxLoc(result)
-                x += first
                 if score > best.score:
-                    best = CoarseMatch(score, s, ((x + tw / 2) * fx - p) * _COARSE,
-                                       ((y + th / 2) * fy - p) * _COARSE, template)
+                    best = CoarseMatch(score, band.scale,
+                                       *band.centre(x, y, (th, tw), p, _COARSE), template)
             found.append(best)
         # By score alone, stably: on a tie (a window with no ink at all) the first of SCALES.
         return sorted(found, key=lambda match: match.score, reverse=True) or [
@@ -320,22 +343,20 @@ class Registration:
         best = Pose(scale, cx, cy, -1.0)
         if not places:
             return best
-        th, tw = self._fine.shape
-        p = _FINE_PAD
-        matched = self._fine.match_each([sub for *_, sub in places], [template])
-        for (s, xa, ya, fx, fy, _), (result,) in zip(places, matched, strict=True):
+        matched = self._fine.match_each([place.picture for place in places], [template])
+        for place, (result,) in zip(places, matched, strict=True):
             # Near the coarse place the index is in view: no flat patch to discount here.
             _, score, _, (x, y) = cv2.minMaxLoc(result)
             if score > best.score:
-                best = Pose(s, (xa + (x + tw / 2) * fx - p) * _FINE,
-                            (ya + (y + th / 2) * fy - p) * _FINE, float(score))
+                best = Pose(place.scale,
+                            *place.centre(x, y, self._fine.shape, _FINE_PAD, _FINE),
+                            float(score))
         return best
 
     def _surroundings(self, half: np.ndarray, s: float, cx: float, cy: float
-                      ) -> tuple[float, int, int, float, float, np.ndarray] | None:
+                      ) -> _Searched | None:
         """The part of the half-size ink the zone may be in within _FINE_REACH of (cx, cy)
-        at scale `s`, scaled to nominal, as (s, its left, its top, its x and y scale back
-        to `half`, it); None where it is smaller than the template."""
+        at scale `s`, scaled to nominal; None where it is smaller than the template."""
         reach, p = _FINE_REACH, _FINE_PAD
         th, tw = self._fine.shape
         x0 = (cx - s * ZONE[2] / 2) / _FINE + p - reach * s
@@ -348,7 +369,7 @@ class Registration:
         if size[0] < tw or size[1] < th:
             return None
         sub = cv2.resize(sub, size, interpolation=cv2.INTER_LINEAR)
-        return s, xa, ya, (xb - xa) / size[0], (yb - ya) / size[1], sub
+        return _Searched(s, xa, ya, (xb - xa) / size[0], (yb - ya) / size[1], sub)
 
 
 def _close(best: CoarseMatch, second: CoarseMatch, spare: float = 0.0) -> bool:
