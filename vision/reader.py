@@ -115,12 +115,12 @@ class Reader:
         small = thumbnail(window)
         numbers = gate_vector(small)
         # Plainly the empty shoe: most frames. Held to the empty window's strokes and edges
-        # (`_not_empty`, 0.09 ms) only past LOOK_CLOSER of the gate's reach: nearer, its own
+        # (`_unlike`, 0.09 ms) only past LOOK_CLOSER of the gate's reach: nearer, its own
         # `plain` test of the thumbnail keeps an index out, at a quarter of the cost, and
         # its clearance from every cut card enrolment saw keeps the cut card out.
         depth = self._gate.depth(small, numbers)
         if depth is not None and (depth <= LOOK_CLOSER
-                                  or not self._not_empty(window, small)):
+                                  or not self._unlike("empty", window, small)):
             return Reading("empty", score=1.0)
         gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         if coming_in(small, gray):
@@ -147,7 +147,7 @@ class Reader:
                 and (at_a_glance or (kind_score >= p.thresholds["glance:empty"][0]
                                      and self._lead(self._kinds.embed(glance), "empty")
                                      >= p.thresholds["surface:empty"][0]))
-                and not self._not_empty(prepared.window, small)):
+                and not self._unlike("empty", prepared.window, small)):
             return Reading("empty", score=kind_score)
         # The over view's back at a glance is not held to its strokes: a face taken for a
         # back there leaves the card unread (the under view saw no face either), never wrong.
@@ -176,7 +176,7 @@ class Reader:
                            "window's views, but far from the empty shoe's colour and light")
         if name in SURFACE_KINDS:
             return self._surface(name, score, margin, runner_up, glance, kind, numbers,
-                                 prepared.window)
+                                 prepared)
         if name not in self._card_index:
             return Reading("unknown", score=score, reason=f"not a card: {_LOOKS[name]}",
                            looks=name)
@@ -232,12 +232,12 @@ class Reader:
 
     def _surface(self, name: str, score: float, margin: float, runner_up: str,
                  glance: np.ndarray, kind: str, numbers: np.ndarray,
-                 window: np.ndarray) -> Reading:
+                 prepared: Prepared) -> Reading:
         """The reading of a window whose index zone the one model finds nearest a back, the
         cut card or the empty window (`name`, with its `score`, its `margin` over the next
         class, `runner_up`); `glance`: the whole window's kind vector, `kind` the kind
-        model's nearest kind, `numbers` its six numbers (`gate.gate_vector`), `window` the
-        window at nominal size."""
+        model's nearest kind, `numbers` its six numbers (`gate.gate_vector`), `prepared`
+        the window."""
         p = self.profile
         # Too little ahead of the next class, it is read where the glance's direction
         # between it and each other kind puts it beyond every held-back view of anything
@@ -283,26 +283,11 @@ class Reader:
                            f"{SURFACE_NAMES[name]}'s views, but the two's own direction at a "
                            f"glance puts it on the {other}'s side ({apart:.2f})")
         if along or p.accepts(f"model:{name}", score, margin):
-            # Nor with more of it in dark strokes than its views showed at enrolment: a face
-            # in a green cast was read as a green cut card, its index in full view (three
-            # faces so at severity 1.6 of `bench.vision`, 1.8-3.9% of the window in strokes
-            # where the cut card is read with at most 1%).
-            what = SURFACE_NAMES[name]
-            past = self._past_strokes(window, name)
-            if past is not None:
-                return Reading("unknown", score=score, reason=f"not sure: {what} {score:.2f}, "
-                               f"but {past[0]:.2%} of the window is in dark strokes, as an "
-                               f"index is (the {what} is read with at most {past[1]:.2%})")
-            # Nor the empty window with a card's edge in view: a cut card about the
-            # interior's colour, its edges plain to see (gnome-atlasnye's and
-            # gnome-tigullio's at severity 1.6 of `bench.vision`, stepping by 0.32-0.60),
-            # was read as the empty shoe: the last coup missed.
-            edges = self._past_edges(thumbnail(window)) if name == "empty" else None
-            if edges is not None:
-                return Reading("unknown", score=score, reason=f"not sure: {what} {score:.2f}, "
-                               f"but the window steps by {edges[0]:.2f} straight across it, "
-                               f"as a card's edge does (the {what} is read with at most "
-                               f"{edges[1]:.2f})")
+            # Nor with what its views never showed at enrolment (`_unlike`).
+            unlike = self._unlike(name, prepared.window, prepared.small)
+            if unlike:
+                return Reading("unknown", score=score, reason=f"not sure: "
+                               f"{SURFACE_NAMES[name]} {score:.2f}, but {unlike}")
             return Reading(name, score=score)
         least_score, least_margin = p.thresholds[f"model:{name}"]
         return Reading("unknown", score=score, reason=f"not sure: {name} "
@@ -327,11 +312,25 @@ class Reader:
         ceiling = float(self.profile.empty_edges)
         return (step, ceiling) if step > ceiling else None
 
-    def _not_empty(self, window: np.ndarray, small: np.ndarray) -> bool:
-        """Whether the window (nominal, and its thumbnail) shows what the empty window
-        never did at enrolment: dark strokes, or a card's edge."""
-        return (self._past_strokes(window, "empty") is not None
-                or self._past_edges(small) is not None)
+    def _unlike(self, kind: str, window: np.ndarray, small: np.ndarray) -> str:
+        """What the window (nominal, and its thumbnail) shows that `kind`'s views never did
+        at enrolment, as a reason's end ("" for nothing). More of it in dark strokes: a
+        face in a green cast was read as a green cut card, its index in full view (three
+        faces so at severity 1.6 of `bench.vision`, 1.8-3.9% of the window in strokes where
+        the cut card is read with at most 1%). For the empty window, a card's edge: a cut
+        card about the interior's colour, its edges plain to see (gnome-atlasnye's and
+        gnome-tigullio's at severity 1.6, stepping by 0.32-0.60), was read as the empty
+        shoe, the last coup missed."""
+        what = SURFACE_NAMES[kind]
+        strokes = self._past_strokes(window, kind)
+        if strokes is not None:
+            return (f"{strokes[0]:.2%} of the window is in dark strokes, as an index is (the "
+                    f"{what} is read with at most {strokes[1]:.2%})")
+        edges = self._past_edges(small) if kind == "empty" else None
+        if edges is not None:
+            return (f"the window steps by {edges[0]:.2f} straight across it, as a card's "
+                    f"edge does (the {what} is read with at most {edges[1]:.2f})")
+        return ""
 
     def _lead(self, glanced: np.ndarray, kind: str) -> float:
         """The least lead of `kind` over every other kind along the glance's directions
