@@ -30,6 +30,7 @@ from vision.features import (
 )
 from vision.geometry import to_window
 from vision.register import FINER, ZONE, Pose
+from vision.turn import card_turn, turned_upright
 
 ZONE_PICTURE = (48, 84)  # the zone is compared at this size (w, h): 2/3 of nominal
 CELL = 6  # pixels per histogram cell of that picture
@@ -44,7 +45,8 @@ def surface_of(window: np.ndarray) -> np.ndarray:
 
 class Prepared:
     """A window at nominal size, its thumbnail and surface statistics, and (made when first
-    asked for: an empty window never needs it) its ink map."""
+    asked for: an empty window never needs it) its ink map, turned upright by the card's
+    turn (`turn`), and the window turned with it (`upright`)."""
 
     def __init__(self, image: np.ndarray, small: np.ndarray | None = None,
                  small_gray: np.ndarray | None = None) -> None:
@@ -57,14 +59,29 @@ class Prepared:
                            else small_gray)
         self.small_hsv = cv2.cvtColor(self.small, cv2.COLOR_BGR2HSV)
         self.surface = surface_vector(self.small, self.small_hsv)
+        self.turn = 0.0  # degrees the card is turned (`turn.card_turn`), once the ink is made
         self._ink: np.ndarray | None = None
+        self._upright: np.ndarray | None = None
 
     @property
     def ink(self) -> np.ndarray:
+        """The ink map (`features.ink_map`), turned upright: the index is searched for and
+        described as the templates and the learned views have it (`turn`)."""
         if self._ink is None:
             gray = cv2.cvtColor(self.window, cv2.COLOR_BGR2GRAY)
-            self._ink = ink_map(gray, self.small_gray)
+            self.turn = card_turn(gray)
+            self._ink = turned_upright(ink_map(gray, self.small_gray), self.turn,
+                                       cv2.BORDER_CONSTANT)
         return self._ink
+
+    @property
+    def upright(self) -> np.ndarray:
+        """The window turned as its ink is: the ink's colour is read where the ink is."""
+        if self._upright is None:
+            if self._ink is None:  # the turn is read where the ink is made
+                _ = self.ink
+            self._upright = turned_upright(self.window, self.turn)
+        return self._upright
 
 
 def prepare(image: np.ndarray) -> Prepared:
@@ -174,7 +191,7 @@ def describe(prepared: Prepared, pose: Pose, zone: np.ndarray | None = None) -> 
     if the caller has it already)."""
     zone = zone_picture(prepared, pose) if zone is None else zone
     shape = orientation_histograms(zone, CELL)
-    redness = REDNESS_WEIGHT * _redness(prepared.window, prepared.ink, pose)
+    redness = REDNESS_WEIGHT * _redness(prepared.upright, prepared.ink, pose)
     # The shape first: `describe_nudged` puts the nudged zones' in its place.
     return np.concatenate([shape, [redness], prepared.surface]).astype(np.float32)
 

@@ -91,8 +91,10 @@ from vision.suit import SUITS, SuitCheck
 # of which a held-back view was read as another card are learned from more views
 # (`enrol.CONFUSED_CARD_LEARNED`): a profile of 14 holds a model, and thresholds, without them.
 # 16: the surfaces' stroke ceilings (`surface_strokes`). 17: the empty window's edge
-# ceiling (`empty_edges`).
-PROFILE_VERSION = 17
+# ceiling (`empty_edges`). 18: no new field, but the ink is turned upright by the card's
+# left edge before the index is searched for (`turn`): the templates, the views and every
+# threshold are of upright ink.
+PROFILE_VERSION = 18
 # The most a window's edges can step (`features.card_edges`: log light, from black plus its
 # floor to white): an `empty_edges` this high holds nothing back.
 MOST_EDGES = float(np.log((255 + EDGE_FLOOR) / EDGE_FLOOR))
