@@ -51,8 +51,9 @@ _sum = np.add.reduce
 
 def card_turn(gray: np.ndarray) -> float:
     """The angle (degrees, counter-clockwise as seen; `synth.Perturbation.angle`'s sense)
-    the card in the nominal-size grey window `gray` is turned by, from its left edge, or
-    its top edge where the left one is not found; 0.0 where neither is straight in view."""
+    the card in the nominal-size grey window `gray` is turned by, from its left edge, else
+    a line printed along it (`_voted_slope`), else its top edge; 0.0 where none is straight
+    in view."""
     light = cv2.LUT(cv2.resize(gray, _HALF, interpolation=cv2.INTER_AREA), _LOG_LIGHT)
     half = ALONG // 2
     left = cv2.blur(light[LEFT_ROWS, LEFT_COLUMNS], (1, ALONG))[half:-half]
