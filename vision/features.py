@@ -254,7 +254,8 @@ EDGE_GROUPS = 3, 4  # lengths of either edge looked at apart: a straight edge st
 EDGE_FLOOR = 8.0  # grey levels added before the log: noise on black is no edge
 EDGE_SLACK = 2  # places (thumbnail rows or columns) an edge may move from one length to the next
 _SLACK = np.ones((2 * EDGE_SLACK + 1, 1), np.uint8)
-_LOG_LIGHT = np.log(np.arange(256, dtype=np.float32) + np.float32(EDGE_FLOOR))
+# Grey level -> log light (a step in it is a contrast, whatever the light): `cv2.LUT`'s table.
+LOG_LIGHT = np.log(np.arange(256, dtype=np.float32) + np.float32(EDGE_FLOOR))
 
 
 def card_edges(small: np.ndarray) -> np.ndarray:
@@ -267,7 +268,7 @@ def card_edges(small: np.ndarray) -> np.ndarray:
     h, w = small.shape[:2]
     across, down = EDGE_GROUPS
     width, height = (w - EDGE_LEFT) // across, (h - EDGE_TOP) // down
-    light = cv2.LUT(small, _LOG_LIGHT)
+    light = cv2.LUT(small, LOG_LIGHT)
     # Each length's mean by area averaging to one pixel across it (a whole factor: exact).
     top = cv2.resize(light[:EDGE_TOP, w - across * width :], (across, EDGE_TOP),
                      interpolation=cv2.INTER_AREA)

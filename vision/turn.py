@@ -23,6 +23,7 @@ import math
 import cv2
 import numpy as np
 
+from vision.features import LOG_LIGHT
 from vision.geometry import WINDOW_H, WINDOW_W
 
 _HALF = (WINDOW_W // 2, WINDOW_H // 2)  # the edges are looked for at half size
@@ -45,7 +46,6 @@ STEP, SHARE = 0.3, 0.5
 ON_LINE, OFF, ROUNDS = 0.6, 1.5, 3
 MOST_TURN = 7.5  # degrees: the envelope's 6 and the keystone's tilt; more is no card's edge
 LEAST_TURN = 0.5  # degrees: less moves the index zone's far corner by under a pixel
-_LOG_LIGHT = np.log(np.arange(256, dtype=np.float32) + np.float32(8.0))
 _sum = np.add.reduce
 
 
@@ -54,18 +54,32 @@ def card_turn(gray: np.ndarray) -> float:
     the card in the nominal-size grey window `gray` is turned by, from its left edge, else
     a line printed along it (`_voted_slope`), else its top edge; 0.0 where none is straight
     in view."""
-    light = cv2.LUT(cv2.resize(gray, _HALF, interpolation=cv2.INTER_AREA), _LOG_LIGHT)
+    light = cv2.LUT(cv2.resize(gray, _HALF, interpolation=cv2.INTER_AREA), LOG_LIGHT)
     half = ALONG // 2
     left = cv2.blur(light[LEFT_ROWS, LEFT_COLUMNS], (1, ALONG))[half:-half]
     for find in (_edge_slope, _voted_slope):
-        slope = find(left)
-        if slope is not None and abs(math.degrees(math.atan(slope))) <= MOST_TURN:
-            return math.degrees(math.atan(slope))
+        turn = _turn_of(find(left))
+        if turn is not None:
+            return turn
     top = cv2.blur(light[TOP_ROWS, TOP_COLUMNS], (ALONG, 1))[:, half:-half]
-    slope = _edge_slope(np.ascontiguousarray(top.T))
-    if slope is not None and abs(math.degrees(math.atan(slope))) <= MOST_TURN:
-        return -math.degrees(math.atan(slope))  # a card turned counter-clockwise: up to the right
-    return 0.0
+    turn = _turn_of(_edge_slope(np.ascontiguousarray(top.T)))
+    # A card turned counter-clockwise: its top edge goes up to the right.
+    return 0.0 if turn is None else -turn
+
+
+def _turn_of(slope: float | None) -> float | None:
+    """The angle (degrees) of an edge's `slope`; None for none, or one past MOST_TURN."""
+    if slope is None:
+        return None
+    turn = math.degrees(math.atan(slope))
+    return turn if abs(turn) <= MOST_TURN else None
+
+
+def _fitted_slope(y: np.ndarray, x: np.ndarray) -> float:
+    """The least-squares slope of x against y (the means by the ufunc's own reduce:
+    `ndarray.mean`'s wrapper costs more than the sum)."""
+    dy = y - _sum(y) / len(y)
+    return float(dy @ (x - _sum(x) / len(x)) / (dy @ dy))
 
 
 def _edge_slope(light: np.ndarray) -> float | None:
@@ -87,17 +101,14 @@ def _edge_slope(light: np.ndarray) -> float | None:
     row = np.arange(len(place), dtype=np.float64)
     need = ON_LINE * len(place)
     keep = found
-    slope = 0.0
     for _ in range(ROUNDS):
-        count = np.count_nonzero(keep)
-        if count < need:
+        if np.count_nonzero(keep) < need:
             return None
         y, x = row[keep], place[keep]
-        # Means by the ufunc's own reduce: `ndarray.mean`'s wrapper costs more than the sum.
-        y_mean, x_mean = _sum(y) / count, _sum(x) / count
-        dy = y - y_mean
-        slope = float(dy @ (x - x_mean) / (dy @ dy))
-        keep = found & (np.abs(place - x_mean - slope * (row - y_mean)) <= OFF)
+        slope = _fitted_slope(y, x)
+        # Off the line through the kept rows' mean place at that slope.
+        off = np.abs(place - _sum(x) / len(x) - slope * (row - _sum(y) / len(y)))
+        keep = found & (off <= OFF)
     return slope if np.count_nonzero(keep) >= need else None
 
 
@@ -141,9 +152,7 @@ def _voted_slope(light: np.ndarray) -> float | None:
     on = np.abs(places - _SLOPES[best] * (rows - middle) + reach - at - 0.5) <= OFF
     if np.unique(rows[on]).size < need:
         return None
-    y, x = rows[on].astype(np.float64), places[on].astype(np.float64)
-    dy = y - _sum(y) / len(y)
-    return float(dy @ (x - _sum(x) / len(x)) / (dy @ dy))
+    return _fitted_slope(rows[on].astype(np.float64), places[on].astype(np.float64))
 
 
 def turned_upright(image: np.ndarray, angle: float, border: int = cv2.BORDER_REPLICATE
