@@ -47,7 +47,6 @@ from vision.errors import EnrolmentError
 from vision.features import (
     card_above_window,
     card_edges,
-    card_region,
     stroke_share,
     thumbnail,
 )
@@ -1094,17 +1093,19 @@ def _clearer(name: str, number: int, held: bool, source: Source) -> float:
     """How much clearer than its sample `source` view `number` of class `name` is rendered
     (0 for most: CLEARER_SHARE of them), learned or `held` back (each its own: a held-back
     view as clear as the learned view of its number would calibrate on what was learned);
-    a back's or a cut card's never beyond the washout its sample shows (`_washout_shown`).
+    a back's, a cut card's or a blank face's never beyond the washout its sample shows
+    (`_washout_shown`).
     Drawn apart from the views' own generator, so that every view is otherwise the one it
     was before clearer views were added."""
     draw = np.random.default_rng((CLEARER_SEED, zlib.crc32(name.encode()), number, held))
     if draw.random() >= CLEARER_SHARE:
         return 0.0
     clearer = float(draw.uniform(0.0, CLEARER))
-    if name not in SURFACE_KINDS:
+    if name not in (*SURFACE_KINDS, BLANK):
         # A card's sample may be faint in its ink alone, its darkest (the interior about the
         # card) as dark as ever: bounded by that, gnome-dondorf's photographed cards lost
-        # their clearer views, and 3.65% of its faces went unread (0.38% with them).
+        # their clearer views, and 3.65% of its faces went unread (0.38% with them). A face
+        # with nothing printed has no ink to be faint.
         return clearer
     return clearer * min(1.0, _washout_shown(source) / CLEARER)
 
@@ -1166,10 +1167,26 @@ def _blank(source: Source) -> Source:
     on_card = image[:, :, 3] > 128
     bright = on_card & (gray >= np.percentile(gray[on_card], 60))
     paper = np.median(image[:, :, :3][bright], axis=0)
-    # A window sample is painted where it shows card; a whole face, all over.
-    painted = card_region(gray) > 0 if source.extend else on_card
+    # A whole face is painted all over; a window sample wherever it shows card.
+    painted = ~_surround_of(gray, float(np.median(gray[bright]))) if source.extend else on_card
     image[painted, :3] = paper
     return Source(image, source.to_window, source.extend)
+
+
+def _surround_of(gray: np.ndarray, paper: float) -> np.ndarray:
+    """Where a window sample shows the surround past its card's top and left edges: the
+    pixels darker than halfway from its darkest to its `paper`, joined to the window's top
+    or left border (a card in place shows it there; its ink lies inside the card, apart).
+    Painted wherever paper lay within reach (as the ink map finds it), a window sample's
+    blank was a flat field of paper, the surround painted over too: its views made clearer
+    than the sample came out as dark and flat as the empty shoe, and gnome-atlasnye's
+    photographed empty windows were read as a face with nothing printed (8 of 20,
+    `bench.vision --from photos`, stop 57)."""
+    darkest = float(np.percentile(gray, SAMPLE_DARKEST))
+    dark = (gray < (darkest + paper) / 2).astype(np.uint8)
+    _, labels = cv2.connectedComponents(dark, connectivity=4)
+    edge = np.union1d(labels[0, :], labels[:, 0])
+    return np.isin(labels, edge[edge > 0])
 
 
 def _view(truth: str, number: int, window: np.ndarray, registration: Registration) -> _View:

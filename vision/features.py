@@ -31,13 +31,6 @@ def _local_white(gray: np.ndarray, small: np.ndarray | None) -> tuple[np.ndarray
     return white, max(45.0, 0.45 * brightest)
 
 
-def card_region(gray: np.ndarray) -> np.ndarray:
-    """Where the window shows card (paper within reach), 255, as opposed to the surround."""
-    white, floor = _local_white(gray, None)
-    return cv2.resize(cv2.compare(white, floor, cv2.CMP_GE), (gray.shape[1], gray.shape[0]),
-                      interpolation=cv2.INTER_NEAREST)
-
-
 def ink_map(gray: np.ndarray, small: np.ndarray | None = None) -> np.ndarray:
     """Ink darkness (0 paper .. 255 black) relative to the local paper white, so that uneven
     light, glare and exposure do not move what counts as ink.

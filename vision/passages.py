@@ -151,8 +151,8 @@ def _rising(seen: list[tuple]) -> list[tuple]:
 
 
 def _paper(window: np.ndarray) -> np.ndarray:
-    """Where the window is card rather than surround, at full resolution (the reader's
-    `features.card_region` is coarse by design): brighter than half its bright level."""
+    """Where the window is card rather than surround, at full resolution (the ink map's
+    "paper within reach" is coarse by design): brighter than half its bright level."""
     gray = cv2.GaussianBlur(cv2.cvtColor(window, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     bright = float(np.percentile(gray, 98))
     return gray > max(45.0, 0.5 * bright)

@@ -1,13 +1,15 @@
-"""Views of a window sample rendered clearer than the sample (`enrol._clearer`) undo at most
-the washout the sample shows: a recorded dark brown cut card, made clearer on top of the
-envelope's dimmest exposure, was held back as black as the empty shoe, and the design's
-empty windows were left unread (`bench.vision --from recording`, stop 56)."""
+"""Views of a back's, cut card's or blank face's window sample rendered clearer than the
+sample (`enrol._clearer`) undo at most the washout the sample shows: a recorded dark brown
+cut card, made clearer on top of the envelope's dimmest exposure, was held back as black as
+the empty shoe, and the design's empty windows were left unread (`bench.vision --from
+recording`, stop 56). And a window sample's blank face keeps the surround past its edges."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from vision import enrol
+from vision.cards import BLANK
 from vision.geometry import WINDOW_H, WINDOW_W
 from vision.synth import window_source
 
@@ -67,3 +69,41 @@ def test_a_cards_sample_faint_in_its_ink_alone_is_still_rendered_clearer():
     assert enrol._washout_shown(source) < 0.01
     clearer = [enrol._clearer("7H", k, True, source) for k in range(300)]
     assert max(clearer) > 0.9 * enrol.CLEARER
+
+
+def _card_window(lift: float = 0.0) -> np.ndarray:
+    """A window sample of a card in place: the interior along its top and left edges, paper
+    with a black rank near the corner and a big pip cut by the window's right edge."""
+    window = _cut_card_window((205, 200, 210), lift=0.0).astype(np.float32)
+    window[30:70, 22:34] = 10  # the rank
+    window[90:150, 100:] = 15  # the big pip, running off the right edge
+    window = 255 * lift + (1 - lift) * window
+    return np.clip(np.rint(window), 0, 255).astype(np.uint8)
+
+
+def test_a_window_samples_blank_keeps_the_surround_and_paints_the_rest_paper():
+    """A face with nothing printed shows the shoe's interior past its edges as any card does.
+    Painted over the surround too (paper within reach of every pixel of a thin strip), the
+    blank of a photographed card was a flat field, and views of it made clearer came out as
+    dark and flat as the empty shoe: gnome-atlasnye's photographed empty windows were read
+    as a face with nothing printed (8 of 20, `bench.vision --from photos`)."""
+    for lift in (0.0, 0.3):
+        window = _card_window(lift)
+        blank = enrol._blank(window_source(window)).image[:, :, :3]
+        paper = np.median(blank[20:, 20:].reshape(-1, 3), axis=0)
+        assert np.array_equal(blank[:10, :], window[:10, :])  # the surround, as it was
+        assert np.array_equal(blank[:, :8], window[:, :8])
+        card = blank[14:, 12:].reshape(-1, 3)
+        assert np.all(card == paper)  # the rank and the pip off the edge painted over
+
+
+def test_a_blank_face_is_made_no_clearer_than_its_sample_shows():
+    """A face with nothing printed has no ink to be faint: its views are made clearer by at
+    most the washout its darkest (the surround) shows, as a back's and a cut card's."""
+    clear = enrol._blank(window_source(_card_window()))
+    # Its darkest is the interior's grey 28: as if black had been lifted that far.
+    assert max(enrol._clearer(BLANK, k, False, clear) for k in range(300)) <= \
+        enrol._washout_shown(clear) < 0.12
+    washed = enrol._blank(window_source(_card_window(lift=0.34)))
+    assert max(enrol._clearer(BLANK, k, False, washed) for k in range(300)) > \
+        0.9 * enrol.CLEARER
