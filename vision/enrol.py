@@ -641,7 +641,7 @@ NO_EMPTY_NOTE = ("no empty*.png sample: the empty shoe is taken to be dark grey.
 CLEARER_SHARE = 0.3
 CLEARER = 0.5
 CLEARER_SEED = 31
-SAMPLE_DARKEST = 1  # percentile
+SAMPLE_DARKEST = 1  # percentile of a picture's pixels taken as its darkest (`_darkest_level`)
 INTERIOR_CAST = 0.08  # an interior not sampled is dark grey give or take this per channel
 
 
@@ -1113,13 +1113,19 @@ def _clearer(name: str, number: int, held: bool, source: Source) -> float:
 @lru_cache(maxsize=128)  # a Source hashes by identity: one entry per sample
 def _washout_shown(source: Source) -> float:
     """The most a view of the window sample `source` may be made clearer: the washout
-    (as `Perturbation.washout`, negated) that would bring its darkest (the SAMPLE_DARKEST
-    percentile of each pixel's darkest channel) down to black. Made clearer than that, its
-    own dark colours are crushed to black, which no exposure of the envelope does: a
-    recorded dark brown cut card was held back as black as the empty shoe, and the
-    design's empty windows were left unread (`bench.vision --from recording`, stop 56)."""
-    darkest = float(np.percentile(source.image[:, :, :3].min(axis=2), SAMPLE_DARKEST)) / 255
+    (as `Perturbation.washout`, negated) that would bring its darkest (`_darkest_level`)
+    down to black. Made clearer than that, its own dark colours are crushed to black,
+    which no exposure of the envelope does: a recorded dark brown cut card was held back as
+    black as the empty shoe, and the design's empty windows were left unread
+    (`bench.vision --from recording`, stop 56)."""
+    darkest = _darkest_level(source.image[:, :, :3]) / 255
     return darkest / max(1.0 - darkest, 1e-6)
+
+
+def _darkest_level(picture: np.ndarray) -> float:
+    """A BGR picture's darkest grey level: the SAMPLE_DARKEST percentile of each pixel's
+    darkest channel (so that red ink counts)."""
+    return float(np.percentile(picture.min(axis=2), SAMPLE_DARKEST))
 
 
 def _confused_surfaces(held_out: list[HeldOut]) -> set[str]:
@@ -1212,7 +1218,7 @@ def _darkest(samples: Samples, cards) -> float | None:
                if samples.classes[code][0].extend]
     if not windows:
         return None
-    return float(np.median([np.percentile(w.min(axis=2), 1) for w in windows]))
+    return float(np.median([_darkest_level(w) for w in windows]))
 
 
 def _washed_out_note(darkest: float | None) -> list[str]:
