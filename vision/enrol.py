@@ -74,7 +74,7 @@ from vision.model import (
 )
 from vision.nearby import STEP, Rival, rivals_nearby
 from vision.profile import MOST_EDGES, SIDE_STAGE, STAGES, Profile
-from vision.register import Registration, coming_in, learn_templates, zone_of
+from vision.register import Registration, card_top, entering, learn_templates, zone_of
 from vision.samples import Samples, read_samples
 from vision.suit import SuitCheck, learn_box, learn_suit_check, suit_shapes
 from vision.synth import Source, card_source, random_perturbation, render, window_source
@@ -148,7 +148,8 @@ class HeldOut:
     # Of a view the card model reads as another card: the other cards that match best with
     # its index zone put a little elsewhere (`nearby.rivals_nearby`); () for the others.
     rivals: tuple[Rival, ...] = ()
-    # Of a view the card model reads as the cut card or the empty window: its lead over the
+    # Of a view the card model reads as the cut card or the empty window, or as a face's
+    # side with the glance reading one of the two (`_surface_asked`): its lead over the
     # other of the two along their own direction (`model.counterpart_lead`); None otherwise.
     counterpart: float | None = None
 
@@ -206,10 +207,11 @@ def _read(view: _View, card_model: Model, kind_model: Model, kind_pairs: Pairs,
                    {k: kind_pairs.least_lead(glanced, kind_model.classes.index(k),
                                              len(kind_model.classes))
                     for k in SURFACE_KINDS if k in kind_model.classes},
-                   counterpart=counterpart_lead(kind_pairs, kind_model.classes, glanced, card))
+                   counterpart=counterpart_lead(kind_pairs, kind_model.classes, glanced,
+                                                _surface_asked(card, kind)))
     if code and card != held.truth_card:  # the reader's last check, as it makes it
         prepared = prepare(view.window)
-        found = registration.find(prepared.ink)
+        found = registration.find(prepared.ink, card_top(prepared.small, prepared.small_gray))
         pose = found.pose
         other = registration.next_scale(prepared.ink, found.order, spare=NEXT_SCALE_SPARE,
                                         refined=found.refined)
@@ -371,7 +373,7 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
                                                0.0, 0, 0.0)
     for kind in SURFACE_KINDS:  # each read by any stage (its `accepted`), never another
         views = [h for h in held_out if h.truth == kind]
-        share = sum(_surface_read(h, accept) == kind for h in views) / max(1, len(views))
+        share = sum(_surface_read(h, accept, classes) == kind for h in views) / max(1, len(views))
         accept[f"surface:{kind}"] = replace(accept[f"surface:{kind}"], accepted=share)
         if views and round(share, 3) < 0.99:  # as it is shown
             notes.append(f"only {share:.1%} of the held-back views of "
@@ -564,13 +566,30 @@ def _surface_accepted(h: HeldOut, model: Acceptance, surface: Acceptance) -> boo
         h.surface_leads.get(h.card, -np.inf), h.card_score)
 
 
-def _surface_read(h: HeldOut, accept: dict) -> str:
+def _surface_asked(card: str, kind: str) -> str:
+    """The surface the reader reads a window as, if any, where the one model's nearest class
+    is `card` and the glance's nearest kind is `kind`: the model's, or, the model's a
+    face's side, the glance's (`Reader.read`); `card` otherwise."""
+    return kind if card in FACE_SIDES and kind in SURFACE_KINDS else card
+
+
+def _surface_read(h: HeldOut, accept: dict, classes: tuple[str, ...]) -> str:
     """What the reader makes of a held-back view, as far as backs, cut cards and empty
-    windows go (in the under view: no back at a glance): one of those, or "other"."""
+    windows go (in the under view: no back at a glance): one of those, or "other".
+    `classes`: the card model's, which `h.scores` follow."""
     if _empty_at_a_glance(h, accept["glance:empty"], accept["surface:empty"].score):
         return h.kind
     if side_at_a_glance(h, accept):
         return "other"
+    if h.card in FACE_SIDES and h.kind in SURFACE_KINDS and h.kind in classes:
+        # A face's side nearest the one model, the glance's kind read along the glance's
+        # directions alone (`Reader.read`; the empty window only of about the empty shoe's
+        # colour there, which the gate learns after this: counted here regardless).
+        if h.counterpart is not None and h.counterpart < 0.0:
+            return "other"
+        score = float(h.scores[classes.index(h.kind)])
+        return h.kind if accept[f"surface:{h.kind}"].accepts(
+            h.surface_leads.get(h.kind, -np.inf), score) else "other"
     if h.card not in SURFACE_KINDS:
         return "other"
     if h.counterpart is not None and h.counterpart < 0.0:  # on the other's side of the two
@@ -1198,12 +1217,13 @@ def _surround_of(gray: np.ndarray, paper: float) -> np.ndarray:
 def _view(truth: str, number: int, window: np.ndarray, registration: Registration) -> _View:
     window = to_window(window, averaged=True)
     prepared = prepare(window)
-    pose = registration.locate(prepared.ink)
+    top = card_top(prepared.small, prepared.small_gray)
+    pose = registration.locate(prepared.ink, top)
     zone = zone_picture(prepared, pose)
     return _View(truth, number, window, describe(prepared, pose, zone), kind_vector(prepared),
                  pose.score, likeness_vector(zone), blank_of_ink(prepared),
                  card_above_window(prepared.small, prepared.small_gray),
-                 coming_in(prepared.small, prepared.small_gray),
+                 entering(top),
                  suit_shapes(prepared.ink, [pose], registration.suit_box)[0])
 
 
