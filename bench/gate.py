@@ -36,11 +36,12 @@ from bench.vision import (
     solid_colour,
 )
 from vision.decks import draw_cut, load_deck
-from vision.enrol import TRAIN_VIEWS, enrolment
+from vision.enrol import enrolment
 from vision.features import thumbnail
 from vision.geometry import to_window
 from vision.synth import EMPTY, random_perturbation, render_window
 from vision.tuning import tune_for_reading
+from vision.views import TRAIN_VIEWS
 
 
 def dark_colour(rng: np.random.Generator) -> tuple[int, int, int]:

@@ -7,7 +7,7 @@ matches as well a step away (`model.NUDGES`) rests on where the zone fell, not o
 index; nor one another card outscores two steps away each way (`model.TWO_STEPS`) or where
 the search's other near scale put the zone (`register.Registration.next_scale`). The reader
 leaves such readings unknown (`Reader`), and enrolment calibrates the card stage on the
-held-back views it does not leave so (`enrol._left_unknown`), from the same rows: only
+held-back views it does not leave so (`acceptance._left_unknown`), from the same rows: only
 those two steps away and at the next scale, with room to spare.
 """
 

@@ -89,7 +89,7 @@ from vision.suit import SUITS, SuitCheck
 # scales that matched near the best (`register.Registration.find`): the views were learned
 # and the thresholds found where that search put their zones. 15: no new field, but cards
 # of which a held-back view was read as another card are learned from more views
-# (`enrol.CONFUSED_CARD_LEARNED`): a profile of 14 holds a model, and thresholds, without them.
+# (`views.CONFUSED_CARD_LEARNED`): a profile of 14 holds a model, and thresholds, without them.
 # 16: the surfaces' stroke ceilings (`surface_strokes`). 17: the empty window's edge
 # ceiling (`empty_edges`). 18: no new field, but the ink is turned upright by the card's
 # left edge before the index is searched for (`turn`): the templates, the views and every

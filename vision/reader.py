@@ -184,7 +184,7 @@ class Reader:
             # of the vector design seen light, 0.87 a blank face against 0.86 the cut card,
             # the glance 0.95 the cut card). It is read as the glance has it only along the
             # glance's directions, whose floors no held-back view of anything else reached
-            # whatever the one model made of it (`enrol._surface_floor`). The empty window
+            # whatever the one model made of it (`acceptance._surface_floor`). The empty window
             # only of about the empty shoe's colour and light, as when the one model names
             # it: a pink cut card filling the window, glared, the glance 0.82 the empty
             # window, was read as the empty shoe (gnome-rheinland, `--severity 1.6`).

@@ -44,7 +44,7 @@ def _title(text: str, width: int) -> np.ndarray:
 
 def misread(enrolment, most: int | None = None,
             progress=lambda done, total: None) -> list[tuple[object, str, str]]:
-    """The held-back views (`enrol.HeldOut`) the enrolled profile reads wrong or does not
+    """The held-back views (`acceptance.HeldOut`) the enrolled profile reads wrong or does not
     read, as (view, truth, what was read), at most `most` of them. Not those whose right
     reading is no card: a card sliding past or a face with nothing printed read as unknown
     or the empty window, a joker as unknown (a stop 34 sheet of gnome-berlin showed 49 such

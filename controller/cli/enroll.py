@@ -24,8 +24,9 @@ from controller.errors import InputError
 from controller.service.enrol_recording import ORDERS, parse_order, write_recorded_samples
 from controller.service.recording import open_recording
 from vision.cards import SURFACE_KINDS, SURFACE_PLURALS
-from vision.enrol import CONFUSED_CARD_LEARNED, NO_EMPTY_NOTE, TRAIN_VIEWS, enrolment
+from vision.enrol import NO_EMPTY_NOTE, enrolment
 from vision.profile import is_profile_file, save_profile
+from vision.views import CONFUSED_CARD_LEARNED, TRAIN_VIEWS
 
 
 def register(subparsers) -> None:

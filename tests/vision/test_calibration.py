@@ -7,8 +7,9 @@ from dataclasses import replace
 
 import pytest
 
+from vision.acceptance import Acceptance, _calibrate, side_at_a_glance
 from vision.cards import ALL_CARDS, COUNTERPART, FACE_SIDES, SURFACE_KINDS
-from vision.enrol import Acceptance, _calibrate, enrolment, side_at_a_glance
+from vision.enrol import enrolment
 from vision.model import Pairs
 from vision.reader import Reader
 from vision.register import Registration
@@ -223,7 +224,7 @@ def test_each_surface_floor_lies_beyond_every_held_back_view_of_anything_else(en
     read as a back, the cut card or the empty window comes within SAFETY_SURFACE of its
     floor, whatever the one model made of it (a card sliding past or a blank face may be
     read as empty: nothing to read on either)."""
-    from vision.enrol import SAFETY_SURFACE
+    from vision.acceptance import SAFETY_SURFACE
 
     thresholds = enrolled.profile.thresholds
     # As calibrated: without the cards sliding past that are coming in, which the reader
@@ -267,7 +268,7 @@ def test_the_reader_takes_the_empty_window_at_a_glance_only_where_enrolment_coun
     along the directions); the reader takes no other (it may take fewer: it also asks
     that the window's colour and light be the empty shoe's, which enrolment learns
     after)."""
-    from vision.enrol import _empty_at_a_glance
+    from vision.acceptance import _empty_at_a_glance
     from vision.gate import EmptyGate
 
     profile = enrolled.profile
@@ -289,7 +290,7 @@ def test_the_reader_takes_the_empty_window_at_a_glance_only_where_enrolment_coun
 def test_the_readers_doubt_sees_what_enrolment_calibrated_the_card_stage_on(enrolled, mocker):
     """The card stage is calibrated without the held-back cards read wrong that the reader
     leaves unknown with the index zone put a little elsewhere (`HeldOut.rivals`,
-    `enrol._left_unknown`): where the reader looks there, it must find the same rivals.
+    `acceptance._left_unknown`): where the reader looks there, it must find the same rivals.
     Every other stage is opened here, so that the misread views reach the look."""
     import numpy as np
 
@@ -311,7 +312,7 @@ def test_the_readers_doubt_sees_what_enrolment_calibrated_the_card_stage_on(enro
         reader.read(held.window)
         if asked.call_count > before:
             # The next scale's place enrolment asks for only with room to spare
-            # (`enrol.NEXT_SCALE_SPARE`): where the reader alone looked, its row is left out.
+            # (`acceptance.NEXT_SCALE_SPARE`): where the reader alone looked, its row is left out.
             seen, kept = list(asked.spy_return), list(held.rivals)
             if seen and seen[-1].where == NEXT_SCALE and not (kept and kept[-1].where
                                                                == NEXT_SCALE):
@@ -330,7 +331,7 @@ def test_a_misread_card_the_reader_doubts_sets_no_threshold_of_the_card_stage(en
     more than SAFETY_DOUBT): the reader leaves it unknown there. The suit check's floor is
     chosen as if it did not (counted on there, the floor fell and a fresh 2C was read as 2S
     at `--invent-seed 701`)."""
-    from vision.enrol import SAFETY_DOUBT
+    from vision.acceptance import SAFETY_DOUBT
     from vision.nearby import TWO, Rival
 
     right, other = _clearest_card_and_another(enrolled)

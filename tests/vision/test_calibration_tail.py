@@ -9,20 +9,20 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-import vision.enrol as enrol
-from vision.enrol import (
+import vision.views
+from vision.acceptance import (
     SAFETY_MARGIN,
     SAFETY_SCORE,
-    _builtin_empty,
-    _confused_cards,
-    _confused_surfaces,
+    HeldOut,
     _frontier,
     _thresholds,
     _worst_at,
 )
+from vision.enrol import _confused_cards, _confused_surfaces
 from vision.model import Model, colour_of_joint, describe, kind_vector, prepare
 from vision.register import NOMINAL_POSE
 from vision.synth import window_source
+from vision.views import _builtin_empty
 
 
 def test_the_frontier_keeps_the_wrong_readings_nothing_beats_in_both():
@@ -98,19 +98,19 @@ def test_the_colour_numbers_are_those_of_the_joint_vector():
 def test_the_empty_window_is_learned_without_faint_ink_and_an_unsampled_interior_of_shades(
         mocker):
     seen = []
-    mocker.patch.object(enrol, "render", side_effect=lambda source, p, rng: (
+    mocker.patch.object(vision.views, "render", side_effect=lambda source, p, rng: (
         seen.append(p), np.full((200, 128, 3), 30, np.uint8))[1])
-    mocker.patch.object(enrol, "_view", return_value=None)
+    mocker.patch.object(vision.views, "_view", return_value=None)
     rng = np.random.default_rng(1)
     for k in range(60):
-        enrol._envelope_view("empty", k, _builtin_empty(), rng, None)
+        vision.views._envelope_view("empty", k, _builtin_empty(), rng, None)
     assert all(p.faint == 0.0 for p in seen)
     tints = np.array([p.tint for p in seen])
     assert tints.max() > 1.15 or tints.min() < 0.85  # the camera's cast and the interior's
     sampled = window_source(np.full((200, 128, 3), 30, np.uint8))
     seen.clear()
     for k in range(60):
-        enrol._envelope_view("empty", k, sampled, rng, None)
+        vision.views._envelope_view("empty", k, sampled, rng, None)
     assert np.abs(np.array([p.tint for p in seen]) - 1).max() <= 0.15 + 1e-9  # the camera's
 
 
@@ -123,10 +123,11 @@ def test_two_surfaces_that_looked_alike_get_many_more_views_of_each(tmp_path):
                                          "back": [window_source(np.zeros((200, 128, 3),
                                                                          np.uint8))]})
     templates = np.random.default_rng(2).uniform(0, 255, (2, 128, 72)).astype(np.float32)
-    counter = enrol._Counter(None, 10)
-    each = 2 * enrol.CONFUSED_SURFACE_VIEWS
-    views = enrol._more_views(samples, {"cut", "empty"}, 2 * enrol.HELD_SURFACE_VIEWS, each,
-                              np.random.default_rng(3), Registration(templates), counter)
+    counter = vision.views._Counter(None, 10)
+    each = 2 * vision.views.CONFUSED_SURFACE_VIEWS
+    views = vision.views._more_views(samples, {"cut", "empty"},
+                                     2 * vision.views.HELD_SURFACE_VIEWS, each,
+                                     np.random.default_rng(3), Registration(templates), counter)
     assert [v.truth for v in views] == ["cut"] * each + ["empty"] * each  # not the back
     assert counter.total == 10 + 2 * each and counter.done == 2 * each
 
@@ -141,8 +142,8 @@ def test_only_the_corners_count_for_cards():
 
 def _held(truth: str, card: str) -> SimpleNamespace:
     view = SimpleNamespace(truth=truth, card=card)
-    view.truth_card = enrol.HeldOut.truth_card.fget(view)
-    view.sliding = enrol.HeldOut.sliding.fget(view)
+    view.truth_card = HeldOut.truth_card.fget(view)
+    view.sliding = HeldOut.sliding.fget(view)
     return view
 
 
@@ -170,11 +171,11 @@ def test_the_more_views_of_cards_are_held_back_views_of_their_own_numbers(tmp_pa
     sources = {code: [window_source(render_window(deck, code, NOMINAL))] for code in ("2C", "2S")}
     samples = Samples(tmp_path, classes=sources)
     templates = np.random.default_rng(2).uniform(0, 255, (2, 128, 72)).astype(np.float32)
-    counter = enrol._Counter(None, 10)
-    envelope = mocker.spy(enrol, "_envelope_view")
-    views = enrol._more_card_views(samples, {"2S", "2C"}, 16, np.random.default_rng(3),
-                                   Registration(templates), counter)
-    assert enrol.CONFUSED_CARD_VIEWS == 2  # 32 more of each, after its 16
+    counter = vision.views._Counter(None, 10)
+    envelope = mocker.spy(vision.views, "_envelope_view")
+    views = vision.views._more_card_views(samples, {"2S", "2C"}, 16, np.random.default_rng(3),
+                                          Registration(templates), counter)
+    assert vision.views.CONFUSED_CARD_VIEWS == 2  # 32 more of each, after its 16
     assert [v.truth for v in views] == ["2C"] * 32 + ["2S"] * 32
     assert [c.args[1] for c in envelope.call_args_list] == list(range(16, 48)) * 2
     assert all(c.kwargs["held"] for c in envelope.call_args_list)

@@ -1,5 +1,5 @@
 """Views of a back's, cut card's or blank face's window sample rendered clearer than the
-sample (`enrol._clearer`) undo at most the washout the sample shows: a recorded dark brown
+sample (`views._clearer`) undo at most the washout the sample shows: a recorded dark brown
 cut card, made clearer on top of the envelope's dimmest exposure, was held back as black as
 the empty shoe, and the design's empty windows were left unread (`bench.vision --from
 recording`, stop 56). And a window sample's blank face keeps the surround past its edges."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision import enrol
+import vision.views
 from vision.cards import BLANK
 from vision.geometry import WINDOW_H, WINDOW_W
 from vision.synth import window_source
@@ -35,28 +35,28 @@ def _brightest(window: np.ndarray) -> float:
 def test_a_dark_cut_card_sample_is_never_rendered_as_black_as_nothing():
     source = window_source(_cut_card_window((17, 75, 98)))
     rng = np.random.default_rng(1)
-    views = [enrol._envelope_window("cut", k, source, rng, False, True) for k in range(300)]
+    views = [vision.views._envelope_window("cut", k, source, rng, False, True) for k in range(300)]
     # At the envelope's dimmest (gain 0.65, gamma 1.6) the card's red is about 28; made
     # clearer by the most (0.5) on top of that, every channel came out 2-10.
     assert min(_brightest(view) for view in views) >= 20
     # ... and views of it are still made clearer, by as much as its blacks allow.
-    clearer = [enrol._clearer("cut", k, True, source) for k in range(300)]
-    assert 0 < max(clearer) <= enrol._washout_shown(source) < 0.1
+    clearer = [vision.views._clearer("cut", k, True, source) for k in range(300)]
+    assert 0 < max(clearer) <= vision.views._washout_shown(source) < 0.1
 
 
 def test_a_washed_out_sample_is_still_rendered_as_clear_as_before():
     """A sample whose blacks a camera lifted by a third is made clearer by up to CLEARER (the
     washout of 0.33 undone), as every window sample was before the bound."""
     source = window_source(_cut_card_window((17, 75, 98), lift=0.34))
-    assert enrol._washout_shown(source) >= enrol.CLEARER
-    clearer = [enrol._clearer("cut", k, True, source) for k in range(300)]
-    assert max(clearer) > 0.9 * enrol.CLEARER
+    assert vision.views._washout_shown(source) >= vision.views.CLEARER
+    clearer = [vision.views._clearer("cut", k, True, source) for k in range(300)]
+    assert max(clearer) > 0.9 * vision.views.CLEARER
     assert 0.2 < np.mean([c > 0 for c in clearer]) < 0.4  # CLEARER_SHARE of the views
 
 
 def test_how_much_a_sample_shows_washed_out_is_its_darkest_lifted_from_black():
     for lift in (0.0, 0.1, 0.2, 0.3):
-        shown = enrol._washout_shown(window_source(_cut_card_window((0, 0, 0), lift)))
+        shown = vision.views._washout_shown(window_source(_cut_card_window((0, 0, 0), lift)))
         # The washout that lifted black to `lift`, undone: a washout of -lift / (1 - lift)
         # (the darkest percent a little below `lift`, with the noise).
         assert lift / (1 - lift) - 0.04 < shown <= lift / (1 - lift)
@@ -66,9 +66,9 @@ def test_a_cards_sample_faint_in_its_ink_alone_is_still_rendered_clearer():
     """Faint ink lifts the ink, not the interior about the card: a card's darkest says
     nothing of it, and its views are made clearer by up to CLEARER whatever its darkest."""
     source = window_source(_cut_card_window((0, 0, 0)))
-    assert enrol._washout_shown(source) < 0.01
-    clearer = [enrol._clearer("7H", k, True, source) for k in range(300)]
-    assert max(clearer) > 0.9 * enrol.CLEARER
+    assert vision.views._washout_shown(source) < 0.01
+    clearer = [vision.views._clearer("7H", k, True, source) for k in range(300)]
+    assert max(clearer) > 0.9 * vision.views.CLEARER
 
 
 def _card_window(lift: float = 0.0) -> np.ndarray:
@@ -89,7 +89,7 @@ def test_a_window_samples_blank_keeps_the_surround_and_paints_the_rest_paper():
     as a face with nothing printed (8 of 20, `bench.vision --from photos`)."""
     for lift in (0.0, 0.3):
         window = _card_window(lift)
-        blank = enrol._blank(window_source(window)).image[:, :, :3]
+        blank = vision.views._blank(window_source(window)).image[:, :, :3]
         paper = np.median(blank[20:, 20:].reshape(-1, 3), axis=0)
         assert np.array_equal(blank[:10, :], window[:10, :])  # the surround, as it was
         assert np.array_equal(blank[:, :8], window[:, :8])
@@ -100,10 +100,10 @@ def test_a_window_samples_blank_keeps_the_surround_and_paints_the_rest_paper():
 def test_a_blank_face_is_made_no_clearer_than_its_sample_shows():
     """A face with nothing printed has no ink to be faint: its views are made clearer by at
     most the washout its darkest (the surround) shows, as a back's and a cut card's."""
-    clear = enrol._blank(window_source(_card_window()))
+    clear = vision.views._blank(window_source(_card_window()))
     # Its darkest is the interior's grey 28: as if black had been lifted that far.
-    assert max(enrol._clearer(BLANK, k, False, clear) for k in range(300)) <= \
-        enrol._washout_shown(clear) < 0.12
-    washed = enrol._blank(window_source(_card_window(lift=0.34)))
-    assert max(enrol._clearer(BLANK, k, False, washed) for k in range(300)) > \
-        0.9 * enrol.CLEARER
+    assert max(vision.views._clearer(BLANK, k, False, clear) for k in range(300)) <= \
+        vision.views._washout_shown(clear) < 0.12
+    washed = vision.views._blank(window_source(_card_window(lift=0.34)))
+    assert max(vision.views._clearer(BLANK, k, False, washed) for k in range(300)) > \
+        0.9 * vision.views.CLEARER

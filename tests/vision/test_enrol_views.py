@@ -3,9 +3,19 @@ bodies passing follow the views learned, and the progress counts every view rend
 
 from __future__ import annotations
 
+import vision.views
 from vision import enrol
 from vision.cards import ALL_CARDS
-from vision.enrol import PASSING_VIEWS, SLIDING_VIEWS, TRAIN_VIEWS, enrolment, moving_views
+from vision.enrol import enrolment
+from vision.views import (
+    CONFUSED_CARD_LEARNED,
+    CONFUSED_CARD_VIEWS,
+    FRESH_NUMBERS,
+    PASSING_VIEWS,
+    SLIDING_VIEWS,
+    TRAIN_VIEWS,
+    moving_views,
+)
 
 
 def test_cards_sliding_and_passing_follow_the_views_learned_never_above_the_full_count():
@@ -18,7 +28,7 @@ def test_cards_sliding_and_passing_follow_the_views_learned_never_above_the_full
 
 def test_a_quick_enrolment_holds_back_fewer_sliding_cards_and_counts_every_view(synth_faces,
                                                                                  mocker):
-    counted = mocker.spy(enrol._Counter, "tick")
+    counted = mocker.spy(vision.views._Counter, "tick")
     totals = []
     result = enrolment(synth_faces, views=6, progress=lambda done, total: totals.append(total))
     sliding = [h for h in result.held_out if h.truth.startswith("travel:")]
@@ -36,8 +46,8 @@ def test_cards_read_as_one_another_are_learned_again_and_read_back_from_fresh_vi
     mocker.patch.object(enrol, "_confused_cards", return_value={"2C", "2S"})
     more = mocker.spy(enrol, "_more_views")
     read = mocker.spy(enrol, "_read")
-    rendered = mocker.spy(enrol, "_envelope_view")
-    counted = mocker.spy(enrol._Counter, "tick")
+    rendered = mocker.spy(vision.views, "_envelope_view")
+    counted = mocker.spy(vision.views._Counter, "tick")
     totals = []
     views, held = 6, 4
     result = enrolment(synth_faces, views=views, held=held,
@@ -52,12 +62,12 @@ def test_cards_read_as_one_another_are_learned_again_and_read_back_from_fresh_vi
     # ... those first held back (0-3), the more views of cards still confused (4-11),
     # those drawn afresh (12-15).
     assert sorted(n for name, n, was_held in drawn if name == "2C" and was_held) == list(
-        range(held * (1 + enrol.CONFUSED_CARD_VIEWS) + held))
+        range(held * (1 + CONFUSED_CARD_VIEWS) + held))
 
     learned, fresh = more.call_args_list[:2]
-    assert learned.args[1:4] == ({"2C", "2S"}, views + 1, enrol.CONFUSED_CARD_LEARNED * views)
+    assert learned.args[1:4] == ({"2C", "2S"}, views + 1, CONFUSED_CARD_LEARNED * views)
     assert not learned.kwargs.get("held")
-    assert fresh.args[1:4] == ({"2C", "2S"}, enrol.FRESH_NUMBERS * held, held)
+    assert fresh.args[1:4] == ({"2C", "2S"}, FRESH_NUMBERS * held, held)
     assert fresh.kwargs["held"]
     model_of = {id(call.args[0].window): call.args[1] for call in read.call_args_list}
     first_model, final_model = read.call_args_list[0].args[1], read.call_args_list[-1].args[1]

@@ -351,7 +351,7 @@ def test_two_scales_apart_the_next_coarse_scale_is_looked_for_twice_as_far(
 def test_with_room_to_spare_the_next_scale_is_offered_only_within_that_share_of_the_reach(
         worse, across, down, offered):
     """Enrolment counts on the reader looking at the next scale only where a fresh view a
-    little off would have it look too (`enrol.NEXT_SCALE_SPARE`, half the reach)."""
+    little off would have it look too (`acceptance.NEXT_SCALE_SPARE`, half the reach)."""
     deck, registration = synthetic_registration()
     ink = prepare(render(card_source(deck.image("7D")))).ink
     best = CoarseMatch(0.7, SCALES[1], 52.0, 82.0, 0)

@@ -1,15 +1,15 @@
 """A reading that rests on where the index zone fell (`nearby`), and how enrolment counts on
 the reader leaving such readings unknown: a held-back card read wrong that a check after
 the card stage would leave unknown, with room to spare, sets none of its thresholds
-(`enrol._left_unknown`)."""
+(`acceptance._left_unknown`)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from vision import enrol
-from vision.enrol import SAFETY_CONTRARY, SAFETY_DOUBT, _left_unknown, _thresholds
+from vision import acceptance
+from vision.acceptance import SAFETY_CONTRARY, SAFETY_DOUBT, _left_unknown, _thresholds
 from vision.model import Pairs
 from vision.nearby import NEXT_SCALE, STEP, TWO, Rival
 
@@ -51,9 +51,10 @@ def _agreeing() -> _Pairs:
 def _misread(score: float, *rivals: Rival, scores=(0.85, 0.9, 0.8)):
     """A held-back 7S read as 8S with `score` (margin 0.2), every class's `scores`, and its
     `rivals` nearby."""
-    return enrol.HeldOut("7S", np.zeros((1, 1, 3), np.uint8), "face", 0.9, 0.5, -1.0, "8S",
-                         score, 0.2, 0.8, 0.9, False, False, False, np.zeros(3, np.float32),
-                         np.array(scores, np.float32), 1.0, {}, rivals)
+    return acceptance.HeldOut("7S", np.zeros((1, 1, 3), np.uint8), "face", 0.9, 0.5, -1.0,
+                              "8S", score, 0.2, 0.8, 0.9, False, False, False,
+                              np.zeros(3, np.float32), np.array(scores, np.float32), 1.0, {},
+                              rivals)
 
 
 def test_a_misreading_no_later_check_leaves_unknown_sets_thresholds():
@@ -86,7 +87,7 @@ def test_only_a_close_card_within_the_rivals_reach_less_the_safety_is_asked():
     """The reader asks of the cards within PAIR_RIVALS of the reading (or its margin, if
     wider); enrolment counts on those within PAIR_RIVALS less SAFETY_MARGIN: a fresh view
     a little off one held back may find the rival a little further behind."""
-    from vision.enrol import SAFETY_MARGIN
+    from vision.acceptance import SAFETY_MARGIN
     from vision.model import PAIR_RIVALS
 
     reach = PAIR_RIVALS - SAFETY_MARGIN

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import vision.reader as reader_module
+from vision.acceptance import MIN_SCORE
 from vision.cards import BLANK, FACE_SIDES, PASSING
-from vision.enrol import MIN_SCORE
 from vision.features import card_above_window, thumbnail
 from vision.geometry import to_window
 from vision.model import Prepared, glance_of, kind_vector

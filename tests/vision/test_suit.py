@@ -134,11 +134,11 @@ def test_the_suit_check_leads_on_the_suit_shown_and_trails_on_the_others():
 
 
 def _held_out(truth: str, card: str, score: float, suit_lead: float):
-    from vision import enrol
+    from vision import acceptance
 
-    return enrol.HeldOut(truth, np.zeros((1, 1, 3), np.uint8), "face", 0.9, 0.5, -1.0, card,
-                         score, 0.3, 0.8, 0.9, False, False, False, np.zeros(3, np.float32),
-                         np.zeros(56, np.float32), suit_lead, {})
+    return acceptance.HeldOut(truth, np.zeros((1, 1, 3), np.uint8), "face", 0.9, 0.5, -1.0,
+                              card, score, 0.3, 0.8, 0.9, False, False, False,
+                              np.zeros(3, np.float32), np.zeros(56, np.float32), suit_lead, {})
 
 
 @pytest.mark.parametrize("wrong_lead, stopped", [(-1.0, True), (0.8, False)])
@@ -148,19 +148,19 @@ def test_held_back_cards_the_suit_check_stops_set_no_card_threshold(wrong_lead, 
     behind the club where the design prints it, is stopped by the suit check, and the card
     floor is set by what is left. The floor is the least lead of a card read right, less
     SAFETY_SUIT."""
-    from vision import enrol
+    from vision import acceptance
 
     right = [_held_out(code, code, 0.95, 0.3 + 0.01 * k)
              for k, code in enumerate(ALL_CARDS[:40])]
     wrong = [_held_out("3C", "3S", 0.86, wrong_lead), _held_out("5C", "5S", 0.83, wrong_lead)]
     pairs = Pairs(np.zeros((0, 2), np.int32), np.zeros((0, 3), np.float32),
                   np.zeros(0, np.float32), np.zeros(0, np.float32))
-    accept = enrol._calibrate(right + wrong, [], pairs, (*ALL_CARDS, "back", "cut", "empty"))
-    assert accept["suit"].score == pytest.approx(0.3 - enrol.SAFETY_SUIT)
+    accept = acceptance._calibrate(right + wrong, [], pairs, (*ALL_CARDS, "back", "cut", "empty"))
+    assert accept["suit"].score == pytest.approx(0.3 - acceptance.SAFETY_SUIT)
     assert accept["suit"].wrong == (2 if stopped else 0)
     card_floor = accept["card"].score
-    assert card_floor == (enrol.MIN_SCORE["card"] if stopped
-                          else pytest.approx(0.86 + enrol.SAFETY_SCORE))
+    assert card_floor == (acceptance.MIN_SCORE["card"] if stopped
+                          else pytest.approx(0.86 + acceptance.SAFETY_SCORE))
 
 
 def test_a_card_whose_suit_box_shows_another_suit_is_not_read(vector_deck, vector_reader,
@@ -188,7 +188,7 @@ def test_the_suit_floor_may_stop_a_few_cards_read_right_where_that_reads_more():
     """One card read right whose suit trailed (-1.0, glared) would put the floor below the
     wrong readings' suits (-0.3): a low percentile of the leads stops it and them, and the
     card floor, no longer set by them, reads the cards at 0.80 too."""
-    from vision import enrol
+    from vision import acceptance
 
     right = [_held_out(code, code, 0.80 if k % 2 else 0.95, 0.5 + 0.01 * k)
              for k, code in enumerate(ALL_CARDS[:40])]
@@ -196,9 +196,9 @@ def test_the_suit_floor_may_stop_a_few_cards_read_right_where_that_reads_more():
     wrong = [_held_out("3C", "3S", 0.86, -0.3), _held_out("5C", "5S", 0.83, -0.3)]
     pairs = Pairs(np.zeros((0, 2), np.int32), np.zeros((0, 3), np.float32),
                   np.zeros(0, np.float32), np.zeros(0, np.float32))
-    accept = enrol._calibrate(right + wrong, [], pairs, (*ALL_CARDS, "back", "cut", "empty"))
+    accept = acceptance._calibrate(right + wrong, [], pairs, (*ALL_CARDS, "back", "cut", "empty"))
     assert -0.3 < accept["suit"].score <= 0.5 and accept["suit"].wrong == 2
-    assert accept["card"].score == enrol.MIN_SCORE["card"]
+    assert accept["card"].score == acceptance.MIN_SCORE["card"]
     assert accept["pair"].accepted == pytest.approx(40 / 43)  # of the 43 held back
 
 
@@ -207,14 +207,14 @@ def test_a_wrong_reading_just_above_a_percentile_floor_still_sets_the_card_floor
     read as 3S at 0.95 whose suit led by 0.299 counted as stopped, just below it, and set no
     card threshold: a fresh view like it leading by 0.31 would have been read wrong. A
     wrong reading counts as stopped only SAFETY_SUIT below the floor."""
-    from vision import enrol
+    from vision import acceptance
 
     right = [_held_out(code, code, 0.80 if k % 2 else 0.99, 0.30 + 0.01 * k)
              for k, code in enumerate(ALL_CARDS[:40])]
     wrong = [_held_out("3C", "3S", 0.95, 0.299)]
     pairs = Pairs(np.zeros((0, 2), np.int32), np.zeros((0, 3), np.float32),
                   np.zeros(0, np.float32), np.zeros(0, np.float32))
-    accept = enrol._calibrate(right + wrong, [], pairs, (*ALL_CARDS, "back", "cut", "empty"))
+    accept = acceptance._calibrate(right + wrong, [], pairs, (*ALL_CARDS, "back", "cut", "empty"))
     assert accept["suit"].wrong == 0
     assert accept["card"].score > 0.95
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import enrol, reader
-from vision.cards import BLANK, PASSING
-from vision.enrol import (
+from vision import acceptance, reader
+from vision.acceptance import (
     MIN_SCORE,
     MIN_SURFACE_LEAD,
     NO_SURFACE_LEAD,
@@ -19,6 +18,7 @@ from vision.enrol import (
     _surface_floor,
     _surface_read,
 )
+from vision.cards import BLANK, PASSING
 from vision.synth import NOMINAL, Perturbation, render_window
 
 HARMLESS = {"travel": ("empty",), "blank": ("empty",)}
@@ -26,9 +26,9 @@ CLASSES = ("AS", "back", "cut", "empty", BLANK, PASSING)  # a card model's, in s
 
 
 def _held(truth: str, card: str, leads: dict, score: float = 0.9, margin: float = 0.01):
-    return enrol.HeldOut(truth, np.zeros((1, 1, 3), np.uint8), card, 0.9, 0.1, -1.0, card,
-                         score, margin, 0.8, 0.9, True, False, False, np.zeros(3, np.float32),
-                         np.zeros(8, np.float32), -np.inf, leads)
+    return acceptance.HeldOut(truth, np.zeros((1, 1, 3), np.uint8), card, 0.9, 0.1, -1.0,
+                              card, score, margin, 0.8, 0.9, True, False, False,
+                              np.zeros(3, np.float32), np.zeros(8, np.float32), -np.inf, leads)
 
 
 def _leads(empty: float, cut: float = -1.0, back: float = -1.0) -> dict:
@@ -84,7 +84,7 @@ def test_the_empty_window_at_a_glance_by_its_margin_or_along_the_directions():
     def seen(score, margin, lead, no_ink=True):
         held = _held("empty", "empty", _leads(lead))
         held.kind_score, held.kind_margin, held.no_ink = score, margin, no_ink
-        return enrol._empty_at_a_glance(held, glance, 0.4)
+        return acceptance._empty_at_a_glance(held, glance, 0.4)
 
     assert seen(0.9, 0.3, -1.0)  # by the margin
     assert seen(0.9, 0.05, 0.4)  # along the directions
