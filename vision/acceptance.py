@@ -40,6 +40,7 @@ from vision.model import (
     glance_of,
     prepare,
     ranked,
+    surface_asked,
 )
 from vision.nearby import STEP, Rival, rivals_nearby
 from vision.profile import SIDE_STAGE
@@ -108,7 +109,7 @@ class HeldOut:
     likeness: float  # how much the zone looks like the card read (`model.likeness_vector`)
     no_ink: bool  # `model.blank_of_ink`
     card_above: bool  # `features.card_above_window`: a passing card at a glance may be trusted
-    coming_in: bool  # `register.coming_in`: the reader does not look for its index
+    coming_in: bool  # `register.entering`: the reader does not look for its index
     embedded: np.ndarray  # in the card model's space, and every class's score there
     scores: np.ndarray
     suit_lead: float  # of the suit of the card read, by its box (`suit.SuitCheck.lead`)
@@ -119,7 +120,7 @@ class HeldOut:
     # its index zone put a little elsewhere (`nearby.rivals_nearby`); () for the others.
     rivals: tuple[Rival, ...] = ()
     # Of a view the card model reads as the cut card or the empty window, or as a face's
-    # side with the glance reading one of the two (`_surface_asked`): its lead over the
+    # side with the glance reading one of the two (`model.surface_asked`): its lead over the
     # other of the two along their own direction (`model.counterpart_lead`); None otherwise.
     counterpart: float | None = None
 
@@ -173,7 +174,7 @@ def _read(view: _View, card_model: Model, kind_model: Model, kind_pairs: Pairs,
                                              len(kind_model.classes))
                     for k in SURFACE_KINDS if k in kind_model.classes},
                    counterpart=counterpart_lead(kind_pairs, kind_model.classes, glanced,
-                                                _surface_asked(card, kind)))
+                                                surface_asked(card, kind)))
     if code and card != held.truth_card:  # the reader's last check, as it makes it
         prepared = prepare(view.window)
         found = registration.find(prepared.ink, card_top(prepared.small, prepared.small_gray))
@@ -272,7 +273,7 @@ def _calibrate(held_out: list[HeldOut], notes: list[str], card_pairs: Pairs,
                                         and accept.accepts(h.kind_score, h.kind_margin))]
 
     # A card coming up into the window with its index not yet wholly in view is not read
-    # (`register.coming_in`: the reader says so before any glance): such views of cards
+    # (`register.entering`: the reader says so before any glance): such views of cards
     # sliding past set no threshold. One did, read with its index half in view: an invented
     # design's AS read as AD, leading by 0.94 along their pair's direction, held the pair
     # stage at 1.14 and left 9 of 104 passages of its cards unread (`bench.passages`). A
@@ -531,13 +532,6 @@ def _surface_accepted(h: HeldOut, model: Acceptance, surface: Acceptance) -> boo
         h.surface_leads.get(h.card, -np.inf), h.card_score)
 
 
-def _surface_asked(card: str, kind: str) -> str:
-    """The surface the reader reads a window as, if any, where the one model's nearest class
-    is `card` and the glance's nearest kind is `kind`: the model's, or, the model's a
-    face's side, the glance's (`Reader.read`); `card` otherwise."""
-    return kind if card in FACE_SIDES and kind in SURFACE_KINDS else card
-
-
 def _surface_read(h: HeldOut, accept: dict, classes: tuple[str, ...]) -> str:
     """What the reader makes of a held-back view, as far as backs, cut cards and empty
     windows go (in the under view: no back at a glance): one of those, or "other".
@@ -546,7 +540,7 @@ def _surface_read(h: HeldOut, accept: dict, classes: tuple[str, ...]) -> str:
         return h.kind
     if side_at_a_glance(h, accept):
         return "other"
-    if h.card in FACE_SIDES and h.kind in SURFACE_KINDS and h.kind in classes:
+    if surface_asked(h.card, h.kind) != h.card and h.kind in classes:
         # A face's side nearest the one model, the glance's kind read along the glance's
         # directions alone (`Reader.read`; the empty window only of about the empty shoe's
         # colour there, which the gate learns after this: counted here regardless).

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.cards import COUNTERPART, FACE_SIDES
+from vision.cards import COUNTERPART, FACE_SIDES, SURFACE_KINDS
 from vision.features import (
     HUE_PART,
     INK_LEVEL,
@@ -422,6 +422,15 @@ def weakest(leads: list[float | None]) -> float | None:
     if not leads or any(lead is None for lead in leads):
         return None
     return min(leads)  # type: ignore[type-var]
+
+
+def surface_asked(card: str, kind: str) -> str:
+    """What the reader reads a window as, where the one model's nearest class is `card` and
+    the glance's nearest kind is `kind`: the glance's back, cut card or empty window where
+    the one model's nearest is a face's side (a plain cut card seen washed out is as much
+    like paper to the one model), read along the glance's directions alone (`Reader.read`);
+    `card` otherwise."""
+    return kind if card in FACE_SIDES and kind in SURFACE_KINDS else card
 
 
 def counterpart_lead(pairs: Pairs, classes: list[str] | tuple[str, ...], glanced: np.ndarray,

@@ -17,7 +17,7 @@ need no index, and most frames are one of them. Each stage has thresholds of its
 read with confidence is the one error not allowed. First of all, a window that is plainly
 the empty shoe is told from its thumbnail's colour alone (`gate`), in a fraction of the
 time, and a card coming up into the window with its index not yet wholly in view from its
-top edge (`register.coming_in`).
+top edge (`register.entering`).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from vision.model import (
     kind_vector,
     likeness_vector,
     ranked,
+    surface_asked,
     weakest,
     zone_picture,
 )
@@ -188,7 +189,7 @@ class Reader:
             # only of about the empty shoe's colour and light, as when the one model names
             # it: a pink cut card filling the window, glared, the glance 0.82 the empty
             # window, was read as the empty shoe (gnome-rheinland, `--severity 1.6`).
-            if (name in FACE_SIDES and kind in SURFACE_KINDS and kind in self._cards.classes
+            if (surface_asked(name, kind) != name and kind in self._cards.classes
                     and (kind != "empty" or self._gate.resembles_empty(numbers))):
                 surface = self._cards.classes.index(kind)
                 read = self._surface(kind, float(scores[surface]),

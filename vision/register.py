@@ -98,12 +98,6 @@ def card_top(small: np.ndarray, gray: np.ndarray | None = None) -> float | None:
     return None if top is None else top * WINDOW_H / small.shape[0]
 
 
-def coming_in(small: np.ndarray, gray: np.ndarray | None = None) -> bool:
-    """Whether the window whose thumbnail is `small` (`gray`: that in grey, if the caller
-    has it) shows a card coming up into it (`entering`)."""
-    return entering(card_top(small, gray))
-
-
 def entering(top: float | None) -> bool:
     """Whether a card whose top edge is at window row `top` (`card_top`) is coming up into
     the window, at or below ENTERING_BELOW: its index zone is not wholly in view, and the

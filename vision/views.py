@@ -98,7 +98,7 @@ class _View:
     likeness: np.ndarray  # `model.likeness_vector` of its zone
     no_ink: bool
     card_above: bool  # `features.card_above_window` of its thumbnail
-    coming_in: bool  # `register.coming_in` of its thumbnail
+    coming_in: bool  # `register.entering` of its thumbnail
     suit: np.ndarray  # `suit.suit_shapes` of its zone's suit box
 
 

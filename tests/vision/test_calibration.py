@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 
 from vision.acceptance import Acceptance, _calibrate, side_at_a_glance
-from vision.cards import ALL_CARDS, COUNTERPART, FACE_SIDES, SURFACE_KINDS
+from vision.cards import ALL_CARDS, COUNTERPART, FACE_SIDES
 from vision.enrol import enrolment
-from vision.model import Pairs
+from vision.model import Pairs, surface_asked
 from vision.reader import Reader
 from vision.register import Registration
 from vision.sheet import misread
@@ -111,7 +111,7 @@ def test_the_contact_sheet_shows_the_views_misread_not_those_rightly_read_as_no_
 
 def test_the_reader_leaves_unread_exactly_the_views_enrolment_counts_as_coming_in(enrolled):
     """A card coming up into the window, its index not yet wholly in view, is not read
-    (`register.coming_in`), and enrolment leaves such held-back views out of the
+    (`register.entering`), and enrolment leaves such held-back views out of the
     calibration: the two must agree on every view."""
     reader = Reader(enrolled.profile)
     said = [reader.read(held.window).reason.startswith("not sure: a card coming into")
@@ -206,8 +206,7 @@ def test_the_readers_cut_and_empty_direction_is_what_enrolment_counted_on(enroll
     for held in enrolled.held_out:
         # The one model's surface, or the glance's where the model's nearest is a face's
         # side (read along the glance's directions alone).
-        surface = held.kind if held.card in FACE_SIDES and held.kind in SURFACE_KINDS \
-            else held.card
+        surface = surface_asked(held.card, held.kind)
         assert (held.counterpart is None) is (surface not in COUNTERPART), held.card
         before = asked.call_count
         reader.read(held.window)
