@@ -315,31 +315,3 @@ def paper_right(small: np.ndarray, gray: np.ndarray | None = None) -> tuple[np.n
     level = max(PAPER_FLOOR, 0.5 * float(gray.max()))
     right = gray[:, gray.shape[1] // 2 :]
     return right, right > level
-
-
-# A card's top edge is straight across the window: a row or two below where paper first
-# shows in the right half, most of that half is paper (the card's top margin). A hotspot or
-# glare on a solid cut card is a blob, its bright chord widening slowly (four cut cards of
-# `bench.vision`, glared in place, were taken for cards coming in before this was asked).
-EDGE_ROWS, EDGE_SHARE = 2, 0.7
-# And the card's paper is far brighter than the surround above it: a light gradient across a
-# dark solid cut card crosses half its brightest straight across the window too (a brown cut
-# card of the vector design's, lit from below, was taken for a card coming in).
-EDGE_CONTRAST = 0.5  # the rows just above the edge at most this share of those below
-
-
-def card_top_row(small: np.ndarray, gray: np.ndarray | None = None) -> int | None:
-    """The row of the thumbnail `small` where the top edge of a card straight across it is
-    (the first whose right half is paper in part, as `paper_right` tells paper, with most
-    of that half paper within EDGE_ROWS below, and the rows above far darker than those
-    below: EDGE_CONTRAST); None when there is no such edge. `gray`: as `paper_right`."""
-    right, paper = paper_right(small, gray)
-    share = np.count_nonzero(paper, axis=1) / right.shape[1]
-    some, most = np.flatnonzero(share >= PAPER_AT_TOP), np.flatnonzero(share >= EDGE_SHARE)
-    if (not len(some) or not len(most) or most[0] - some[0] > EDGE_ROWS or some[0] < 2
-            or some[0] + 1 >= len(share)):  # no row below the edge to see the card in
-        return None
-    top = int(some[0])
-    above = float(right[max(0, top - 2 - EDGE_ROWS) : top - 1].mean())
-    below = float(right[top + 1 : top + 2 + EDGE_ROWS].mean())
-    return top if above <= EDGE_CONTRAST * below else None

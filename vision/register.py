@@ -24,8 +24,8 @@ import cv2
 import numpy as np
 
 from vision.correlate import Correlator
-from vision.features import card_top_row
 from vision.geometry import CARD_TOP, WINDOW_H, WINDOW_W
+from vision.top_edge import card_top_row
 
 # The index zone in nominal window pixels (x, y, w, h): from just inside the card's top-left
 # corner (at 12.8, 14 in the nominal window) over the top-left 0.22 x 0.4 card widths, where
@@ -93,7 +93,7 @@ ENTERING_BELOW = WINDOW_H - (ZONE[1] + ZONE[3] - CARD_TOP) * REFINE_RANGE[0]
 def card_top(small: np.ndarray, gray: np.ndarray | None = None) -> float | None:
     """The window row (nominal pixels) of the top edge of a card straight across the
     window whose thumbnail is `small` (`gray`: that in grey, if the caller has it), as
-    `features.card_top_row` finds it; None where it finds none."""
+    `top_edge.card_top_row` finds it; None where it finds none."""
     top = card_top_row(small, gray)
     return None if top is None else top * WINDOW_H / small.shape[0]
 

@@ -399,12 +399,14 @@ def pulled_a_little(
     reach: float,
     step: float,
     severity: float = PASSAGE_SEVERITY,
+    surround: str = "interior",
 ) -> list[tuple[np.ndarray, bool]]:
     """(window, card_present) for each frame as `code` is drawn up into the window at `step`
     rows a frame until its travel is `reach` (as `render_window`'s: 0 puts the card in its
     place; about 40-60 shows the index just wholly in view), then pushed back down out of
-    it: a dealer's shallow pull. One perturbation, with per-frame jitter as a passage's."""
-    base = replace(random_perturbation(rng, severity), size=WINDOW_SIZE)
+    it: a dealer's shallow pull, seen over `surround`. One perturbation, with per-frame
+    jitter as a passage's."""
+    base = replace(random_perturbation(rng, severity, surround=surround), size=WINDOW_SIZE)
     start = WINDOW_H + 10.0
     up = np.arange(start, reach, -step)
     return [(render_window(deck, code, _jittered(base, rng), travel=float(travel), rng=rng),

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 from vision.decks import draw_cut
-from vision.features import card_top_row, thumbnail
+from vision.features import thumbnail
 from vision.geometry import CARD_TOP, WINDOW_H, to_window
 from vision.register import ENTERING_BELOW, REFINE_RANGE, ZONE
 from vision.synth import SURROUNDS, Perturbation, random_perturbation, render_window
+from vision.top_edge import card_top_row
 
 CODES = ("AS", "7D", "KC", "10H", "3S", "QH", "JD", "9C")
 
