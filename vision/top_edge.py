@@ -57,6 +57,19 @@ ROWS_CLEAR = 6
 # its edge found under the pips, at row 124, as a card coming in, before this was asked.
 STROKE_SHARE = 0.02
 PAPER_FLOOR = 45  # grey level: darker is never paper, however dim the frame
+# A card's top edge is straight: the right half's lengths (left, middle, right) each come
+# half way from the surround to the paper within STRAIGHT_ROWS rows of one another (turned
+# 6 degrees and keystoned, the edge climbs about 2 rows across the half). A glare's or a
+# hotspot's top is a curve, its middle rows ahead of its sides: an empty window glared
+# from its middle had its edge found at row 44, and an empty window over a table of
+# mottled colours, glared at its right, at row 120, as a card coming in, before this.
+STRAIGHT_GROUPS, STRAIGHT_ROWS = 3, 2
+# And sharp: the surround just above the edge (its second and third rows) brighter than the
+# three rows above those by at most this share of the step to the paper. A card's edge
+# steps from the surround, flat or lit from above; a glare's top is the foot of a long
+# rise (of 2,400 empty windows glared past the envelope over the six surrounds, 7 had an
+# edge found straight across, 4 of them as a card coming in, before this).
+RISE_ABOVE = 0.25
 # The edge's row: the first whose bright end has come this share of the way from the
 # surround to the paper (blurred, the rows the edge crosses are neither), about where the
 # first rule puts it: a card just far enough into the window for its whole index to show,
@@ -97,8 +110,9 @@ def _over_light(gray: np.ndarray) -> int | None:
     it nor any whole row ROWS_CLEAR or more above it is paper in part, the second and third
     rows above it (the surround) are darker than the rows below it by STEP_CONTRAST on
     average, and the whole rows ROWS_CLEAR or more above it show no card's strokes or edges
-    (STROKE_SHARE). The edge is put up to EDGE_ROWS rows higher, at the first that has come
-    EDGE_WAY from the surround to the paper. Each test is of every row at once."""
+    (STROKE_SHARE); straight across (STRAIGHT_ROWS) and sharp (RISE_ABOVE). The edge is put
+    up to EDGE_ROWS rows higher, at the first that has come EDGE_WAY from the surround to
+    the paper. Each test but the last two is of every row at once."""
     height, width = gray.shape
     right = np.ascontiguousarray(gray[:, width // 2 :])
     ordered = np.sort(right, axis=1)
@@ -137,13 +151,27 @@ def _over_light(gray: np.ndarray) -> int | None:
         ok[clear] &= whole_above[: rows - ROWS_CLEAR] < paper[clear]
         ok[clear] &= strokes[: rows - ROWS_CLEAR] <= STROKE_SHARE * width * np.arange(
             1, rows - ROWS_CLEAR + 1)
-    hits = np.flatnonzero(ok)
-    if not len(hits):
-        return None
-    # The edge's own row: the first to have come EDGE_WAY from the surround to the paper.
-    first = int(hits[0])
-    reached = surround[first] + EDGE_WAY * (level[first] - surround[first])
-    while first > hits[0] - EDGE_ROWS and in_part[first - 1] >= reached:
-        first -= 1
-    return first
+    # Straight across: each of STRAIGHT_GROUPS lengths of the right half comes half way
+    # from the surround to the paper within STRAIGHT_ROWS rows of the others.
+    lengths = cv2.resize(right, (STRAIGHT_GROUPS, height), interpolation=cv2.INTER_AREA)
+    for candidate in np.flatnonzero(ok):
+        halfway = (surround[candidate] + level[candidate]) * 0.5
+        near = lengths[candidate - 2 : candidate + EDGE_ROWS + 1] >= halfway
+        if not near.any(axis=0).all():
+            continue
+        crossed = near.argmax(axis=0)
+        if crossed.max() - crossed.min() > STRAIGHT_ROWS:
+            continue
+        # Sharp: the rows above the surround's rise by little next to the step itself.
+        higher = means[max(0, candidate - 6) : candidate - 3]
+        if len(higher) and surround[candidate] - higher.mean() > RISE_ABOVE * (
+                level[candidate] - surround[candidate]):
+            continue
+        # The edge's own row: the first to have come EDGE_WAY from the surround to the paper.
+        first = int(candidate)
+        reached = surround[candidate] + EDGE_WAY * (level[candidate] - surround[candidate])
+        while first > candidate - EDGE_ROWS and in_part[first - 1] >= reached:
+            first -= 1
+        return first
+    return None
 
