@@ -8,9 +8,10 @@ whose edge is low in the window is one coming in, or going back into the shoe
 Two rules find it. Over the shoe's dark interior the card's paper is more than twice as
 bright as what lies above it (`_over_dark`). A camera may see past the card the shoe's lit
 lip or the table: grey, wood, felt, more than half as bright as the paper. There the first
-rule found 44% of the edges in view over grey, none over a lit lip, and a card drawn a
-little and pushed back went unseen going back: 15 of 120 such pulls of four shared designs
-over the six surrounds the renderer draws were counted twice (none over the interior).
+rule found 31% of the edges in view over grey, none over a lit lip, and a card drawn a
+little and pushed back went unseen going back: 41 of 330 such pulls of the eleven shared
+designs over the six surrounds the renderer draws were counted twice (none of 120 over the
+interior; `bench.pulls`).
 Where the first finds none, the second looks for a step up to paper relative to the paper
 itself, with nothing above it that a card shows: paper, strokes of ink, an edge
 (`_over_light`).
@@ -68,7 +69,8 @@ STRAIGHT_GROUPS, STRAIGHT_ROWS = 3, 2
 # three rows above those by at most this share of the step to the paper. A card's edge
 # steps from the surround, flat or lit from above; a glare's top is the foot of a long
 # rise (of 2,400 empty windows glared past the envelope over the six surrounds, 7 had an
-# edge found straight across, 4 of them as a card coming in, before this).
+# edge found, 4 of them as a card coming in, before this and the straightness; 1 since, not
+# coming in).
 RISE_ABOVE = 0.25
 # The edge's row: the first whose bright end has come this share of the way from the
 # surround to the paper (blurred, the rows the edge crosses are neither), about where the

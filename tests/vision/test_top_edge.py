@@ -41,7 +41,7 @@ def _true_top(p: Perturbation, travel: float) -> float:
 
 @pytest.mark.parametrize("surround", SURROUNDS)
 def test_the_top_edge_is_found_where_it_is_over_every_surround(design, surround):
-    """The first rule alone (paper twice as bright as what lies above) found 44% of the
+    """The first rule alone (paper twice as bright as what lies above) found 31% of the
     edges in view over grey and none over a lit lip. An edge found is where the card's is;
     one with too little of the surround above it to tell may be found or not."""
     deck, _ = design
