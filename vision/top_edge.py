@@ -49,7 +49,12 @@ PAPER_SHARE = 0.85
 STEP_CONTRAST = 0.8
 # A card's paper lies this many thumbnail rows above the right half's edge at most (turned 6
 # degrees, the edge climbs 3.4 rows across the thumbnail; blur spreads it by one or two):
-# whole rows are looked at from there up, the right half's from 2 rows up.
+# whole rows are looked at from there up, the right half's from 2 rows up. Paper above is
+# looked for this many rows up only (the right half's, and as many whole rows again): a lip
+# lit from above can be as bright as the paper at the window's top (asked of every row up
+# to the top, a built-in 4D drawn a little and pushed back over such a lip showed no edge
+# in any frame and was counted twice, `bench.pulls`); strokes and edges are looked for in
+# every row up to the top.
 ROWS_CLEAR = 6
 # Above the edge, no more of those whole rows than this in strokes or edges (a pixel less
 # than half as bright as the brightest within two pixels, as `gate.plain` counts them): the
@@ -108,8 +113,9 @@ def _over_dark(gray: np.ndarray) -> int | None:
 def _over_light(gray: np.ndarray) -> int | None:
     """The first row (3 or more) of the right half that is paper in part (PAPER_SHARE of
     the paper's level, from the EDGE_ROWS rows below it), with one of it and those rows
-    mostly paper, as bright as PAPER_FLOOR at least; where no row of the right half above
-    it nor any whole row ROWS_CLEAR or more above it is paper in part, the second and third
+    mostly paper, as bright as PAPER_FLOOR at least; where none of the ROWS_CLEAR rows of
+    the right half above it nor of the ROWS_CLEAR + 1 whole rows from ROWS_CLEAR above it up
+    is paper in part, the second and third
     rows above it (the surround) are darker than the rows below it by STEP_CONTRAST on
     average, and the whole rows ROWS_CLEAR or more above it show no card's strokes or edges
     (STROKE_SHARE); straight across (STRAIGHT_ROWS) and sharp (RISE_ABOVE). The edge is put
@@ -137,14 +143,14 @@ def _over_light(gray: np.ndarray) -> int | None:
                                    >= paper)
     ok[:3] = False  # two rows above the edge to compare, and one between
     ok[3:] &= (in_part[3:rows] >= paper[3:]) & (
-        np.maximum.accumulate(in_part)[2 : rows - 1] < paper[3:])  # the first paper row
+        _recent_max(in_part, ROWS_CLEAR)[2 : rows - 1] < paper[3:])  # the first paper row
     if not ok.any():
         return None
     means = cv2.reduce(right, 1, cv2.REDUCE_AVG, dtype=cv2.CV_32F).ravel()
     surround = np.r_[0.0, 0.0, 0.0, (means[1 : rows - 2] + means[: rows - 3]) * 0.5]
     ok &= surround <= rows_from(1, means, np.add) * (STEP_CONTRAST / EDGE_ROWS)
     if ok[ROWS_CLEAR:].any():
-        whole_above = np.maximum.accumulate(at(np.sort(gray, axis=1), 1 - PAPER_AT_TOP))
+        whole_above = _recent_max(at(np.sort(gray, axis=1), 1 - PAPER_AT_TOP), ROWS_CLEAR + 1)
         dark = cv2.compare(cv2.add(cv2.add(gray, gray), 2), cv2.dilate(gray, _NEAR),
                            cv2.CMP_LT)
         strokes = np.cumsum(cv2.reduce(dark, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel()
@@ -177,3 +183,8 @@ def _over_light(gray: np.ndarray) -> int | None:
         return first
     return None
 
+
+def _recent_max(values: np.ndarray, span: int) -> np.ndarray:
+    """Each place's greatest value over it and the `span` - 1 places before it."""
+    padded = np.concatenate([np.full(span - 1, -np.inf, np.float32), values])
+    return np.lib.stride_tricks.sliding_window_view(padded, span).max(axis=1)

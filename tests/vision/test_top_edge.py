@@ -155,3 +155,13 @@ def test_a_glare_on_an_empty_window_is_no_card_coming_in(synth_deck, monkeypatch
     monkeypatch.setattr(top_edge, "RISE_ABOVE", 99.0)
     loose = [card_top_row(small) for small in thumbnails]
     assert sum(top is not None and top * 4 >= ENTERING_BELOW for top in loose) >= 2
+
+
+def test_the_step_rule_finds_paper_below_a_lip_lit_as_bright_as_the_paper_at_the_top():
+    """A lip lit from above, as bright as the card's paper at the window's top and darker
+    down to the card: asked for no paper above the edge up to the top, the rule saw none,
+    and a built-in 4D drawn a little and pushed back over such a lip was counted twice
+    (`bench.pulls`)."""
+    gray = np.full((50, 32), 235, np.uint8)
+    gray[:30] = np.linspace(230, 60, 30, dtype=np.uint8)[:, None]
+    assert _over_light(gray) == 30
