@@ -65,7 +65,7 @@ faults: $(STAMP)
 
 bench: $(STAMP) $(MOSQUITTO)
 	for b in engine link vision surfaces surrounds gate foreign passages resize e2e playback monitor startup; do echo "== bench.$$b"; $(BIN)/python -m bench.$$b || exit 1; done
-	echo "== bench.pulls (shallow pulls over every surround: some are still counted twice, docs/vision.md)"
+	echo "== bench.pulls (shallow pulls over every surround: one is still read wrong, docs/vision.md)"
 	$(BIN)/python -m bench.pulls || echo "bench.pulls: a pull counted twice or read wrong (known limit, docs/vision.md)"
 	echo "== bench.vision --invent 12 (designs the reader was never developed on)"
 	$(BIN)/python -m bench.vision --invent 12
