@@ -115,12 +115,12 @@ def _over_light(gray: np.ndarray) -> int | None:
     the paper's level, from the EDGE_ROWS rows below it), with one of it and those rows
     mostly paper, as bright as PAPER_FLOOR at least; where none of the ROWS_CLEAR rows of
     the right half above it nor of the ROWS_CLEAR + 1 whole rows from ROWS_CLEAR above it up
-    is paper in part, the second and third
-    rows above it (the surround) are darker than the rows below it by STEP_CONTRAST on
-    average, and the whole rows ROWS_CLEAR or more above it show no card's strokes or edges
-    (STROKE_SHARE); straight across (STRAIGHT_ROWS) and sharp (RISE_ABOVE). The edge is put
-    up to EDGE_ROWS rows higher, at the first that has come EDGE_WAY from the surround to
-    the paper. Each test but the last two is of every row at once."""
+    is paper in part, the second and third rows above it (the surround) are darker than
+    the rows below it by STEP_CONTRAST on average, and the whole rows ROWS_CLEAR or more
+    above it show no card's strokes or edges (STROKE_SHARE); straight across
+    (STRAIGHT_ROWS) and sharp (RISE_ABOVE). The edge is put up to EDGE_ROWS rows higher, at
+    the first that has come EDGE_WAY from the surround to the paper. Each test but the last
+    two is of every row at once."""
     height, width = gray.shape
     right = np.ascontiguousarray(gray[:, width // 2 :])
     ordered = np.sort(right, axis=1)
@@ -135,7 +135,7 @@ def _over_light(gray: np.ndarray) -> int | None:
         return reduce(combine, (values[k : k + rows] for k in range(first, EDGE_ROWS + 1)))
 
     # Cheapest first: most windows this is asked of (a card's body, a solid cut card, a
-    # back) have paper, or what is as bright, above every row that could be the edge.
+    # back) have paper, or what is as bright, just above every row that could be the edge.
     level = rows_from(1, at(ordered, PAPER_LEVEL), np.add) / EDGE_ROWS
     paper = PAPER_SHARE * level
     in_part = at(ordered, 1 - PAPER_AT_TOP)  # a row is paper in part where this is paper
