@@ -141,11 +141,15 @@ _NEAR = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
 def plain(small: np.ndarray) -> bool:
     """Whether a BGR thumbnail shows no stroke or edge (see PLAIN_SHARE)."""
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    near = cv2.dilate(gray, _NEAR)
+    return cv2.countNonZero(strokes(gray)) <= PLAIN_SHARE * gray.size
+
+
+def strokes(gray: np.ndarray) -> np.ndarray:
+    """The mask (255) of a grey thumbnail's pixels in strokes or edges: less than half as
+    bright as the brightest within two pixels, by more than a grey level."""
     # gray < near / 2 - 1 in whole grey levels: 2 gray + 2 < near (the sum saturates at 255,
     # which no `near` exceeds: such a pixel is rightly never dark).
-    dark = cv2.compare(cv2.add(cv2.add(gray, gray), 2), near, cv2.CMP_LT)
-    return cv2.countNonZero(dark) <= PLAIN_SHARE * gray.size
+    return cv2.compare(cv2.add(cv2.add(gray, gray), 2), cv2.dilate(gray, _NEAR), cv2.CMP_LT)
 
 
 SHUT = EmptyGate(np.zeros(6), np.zeros((6, 6)), 0.0, 0.0, np.zeros((0, 6)))

@@ -24,7 +24,8 @@ from functools import reduce
 import cv2
 import numpy as np
 
-from vision.features import PAPER_AT_TOP, paper_right
+from vision.features import PAPER_AT_TOP, PAPER_FLOOR, paper_right
+from vision.gate import strokes as stroke_mask
 
 # The first rule. A card's top edge is straight across the window: a row or two below where
 # paper first shows in the right half, most of that half is paper (the card's top margin).
@@ -57,12 +58,11 @@ STEP_CONTRAST = 0.8
 # every row up to the top.
 ROWS_CLEAR = 6
 # Above the edge, no more of those whole rows than this in strokes or edges (a pixel less
-# than half as bright as the brightest within two pixels, as `gate.plain` counts them): the
+# than half as bright as the brightest within two pixels, `gate.strokes`): the
 # surround has none, a card's ink and its left edge have. A gnome-dondorf 6C in place,
 # glared below its pips over a lit lip, the paper above them 0.76 of the glared paper, had
 # its edge found under the pips, at row 124, as a card coming in, before this was asked.
 STROKE_SHARE = 0.02
-PAPER_FLOOR = 45  # grey level: darker is never paper, however dim the frame
 # A card's top edge is straight: the right half's lengths (left, middle, right) each come
 # half way from the surround to the paper within STRAIGHT_ROWS rows of one another (turned
 # 6 degrees and keystoned, the edge climbs about 2 rows across the half). A glare's or a
@@ -83,7 +83,6 @@ RISE_ABOVE = 0.25
 # its edge 2 px above ENTERING_BELOW, was put at the first row of paper, a row too low, as
 # coming in.
 EDGE_WAY = 0.25
-_NEAR = cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5))
 
 
 def card_top_row(small: np.ndarray, gray: np.ndarray | None = None) -> int | None:
@@ -151,10 +150,8 @@ def _over_light(gray: np.ndarray) -> int | None:
     ok &= surround <= rows_from(1, means, np.add) * (STEP_CONTRAST / EDGE_ROWS)
     if ok[ROWS_CLEAR:].any():
         whole_above = _recent_max(at(np.sort(gray, axis=1), 1 - PAPER_AT_TOP), ROWS_CLEAR + 1)
-        dark = cv2.compare(cv2.add(cv2.add(gray, gray), 2), cv2.dilate(gray, _NEAR),
-                           cv2.CMP_LT)
-        strokes = np.cumsum(cv2.reduce(dark, 1, cv2.REDUCE_SUM, dtype=cv2.CV_32S).ravel()
-                            // 255)
+        strokes = np.cumsum(cv2.reduce(stroke_mask(gray), 1, cv2.REDUCE_SUM,
+                                       dtype=cv2.CV_32S).ravel() // 255)
         clear = slice(ROWS_CLEAR, rows)
         ok[clear] &= whole_above[: rows - ROWS_CLEAR] < paper[clear]
         ok[clear] &= strokes[: rows - ROWS_CLEAR] <= STROKE_SHARE * width * np.arange(
