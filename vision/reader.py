@@ -58,7 +58,7 @@ from vision.model import (
 from vision.nearby import rivals_nearby
 from vision.profile import SIDE_STAGE, Profile
 from vision.register import Pose, Registration, card_top, entering
-from vision.suit import suit_shapes
+from vision.suit import past_foot, suit_shapes
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,11 @@ class Reading:
     # Where a face's index was found: the row of the index zone's centre in the window
     # (nominal 82; the card moving out of the shoe moves it up, decreasing). 0 otherwise.
     at: float = 0.0
+    # A face's suit wholly in view: False where the part of the index that tells the suits
+    # reached past the window's foot (`suit.past_foot`), so that the suit was read from part
+    # of it. The tracker tells no card read on such frames alone before a frame reads it
+    # whole or its passage ends.
+    suit_whole: bool = True
 
     def as_dict(self) -> dict:
         return {"kind": self.kind, "card": self.card, "rank": self.rank, "suit": self.suit,
@@ -238,7 +243,8 @@ class Reader:
             doubt = self._doubt_nearby(prepared, pose, vector, elsewhere, number, score)
             if doubt:
                 return Reading("unknown", score=score, reason=f"not sure: {name} {doubt}")
-            return Reading("face", name, rank, suit, score, at=pose.cy)
+            return Reading("face", name, rank, suit, score, at=pose.cy,
+                           suit_whole=not past_foot(pose, self._registration.suit_box))
         pairs = (("" if lead is None else f", or a lead of {p.thresholds['pair'][0]:.2f} "
                   f"over each close card: {lead:.2f}")
                  + (f"; a close card's own direction puts it on that card's side "

@@ -26,6 +26,7 @@ import numpy as np
 
 from vision.cards import ALL_CARDS, SUITS, split_code
 from vision.features import INK_LEVEL, orientation_histograms
+from vision.geometry import WINDOW_H
 from vision.model import Pairs, pairs_of, unit
 from vision.register import DEFAULT_SUIT_BOX, ZONE, Box, Pose
 
@@ -80,6 +81,18 @@ def box_matrix(pose: Pose, box: Box) -> np.ndarray:
     top = pose.cy - pose.scale * ZONE[3] / 2 + pose.scale * y
     kx, ky = pose.scale * w / width, pose.scale * h / height
     return np.float32([[kx, 0, left], [0, ky, top]])
+
+
+def past_foot(pose: Pose, box: Box) -> bool:
+    """Whether the part of `box` where the suits differ (the box less the padding
+    `learn_box` put round it) reaches past the window's foot with the zone at `pose`: a
+    card low in the window, its suit partly out of view. The top of a spade cut there is a
+    diamond's top, and the suit check, learned on whole suits, may take it for one (a
+    built-in 4S drawn a little over grey, seen at 1.25 times its size, read as 4D in two
+    frames before its suit was in view: `bench.pulls`)."""
+    _, y, _, h = box
+    inset = SUIT_PAD - 2  # what `learn_box` added past the difference, dilated
+    return pose.cy + pose.scale * (y + h - inset - ZONE[3] / 2) > WINDOW_H
 
 
 def suit_picture(ink: np.ndarray, pose: Pose, box: Box) -> np.ndarray:

@@ -19,6 +19,14 @@ table instead): the top of a card entering the window, its index not yet in view
 more like a joker than like anything else for a frame or two, and deciding then threw away
 the frames that read the card. A passage that ends undecided is Unreadable.
 
+A face read with its suit partly out of view (`Reading.suit_whole` False: the part of the
+index that tells the suits reached past the window's foot, where a spade's top is a
+diamond's) is not sure of its suit. A card decided on such frames alone is held, not told,
+until a frame reads it with its suit whole or the passage ends with no other card read;
+another card read whole meanwhile is the card, and another read partly out of view too
+leaves the passage undecided again. Once a card was read whole, another read with its suit
+partly out of view is no second card.
+
 A card only moves up the window as it leaves the shoe. When the decided card's index is
 seen SLID_BACK rows lower than its highest place in the passage, the card is going back
 into the shoe (drawn half way and pushed back). If its index is then seen rising SLID_BACK
@@ -135,6 +143,10 @@ class _Passage:
     tops: dict[str, float] = field(default_factory=dict)  # per face: its index's highest row
     slide: _Slide | None = None  # the decided card's index going back down, while it is
     over_given: bool = False  # the shoe has an over view: frames of it came with this card
+    whole: set[str] = field(default_factory=set)  # faces read with their suit wholly in view
+    # The decided card, not yet told: every frame that read it had its suit partly out of
+    # view (`_hold`).
+    held: CardSeen | None = None
 
 
 # Rows the index of the decided card must be seen below its highest place in the passage to
@@ -196,6 +208,18 @@ def _slid_when_decided(passage: _Passage, at: float, frame: int) -> None:
     top = passage.tops.get(passage.decided)
     if at and top is not None and passage.slide is None and at >= top + SLID_BACK:
         passage.slide = _Slide(frame, at)
+
+
+def _hold(passage: _Passage, seen: CardSeen) -> list[ReadingEvent]:
+    """The card just decided, told now if a frame read it with its suit wholly in view;
+    else held until one does, or until the passage ends with no other card read. The top
+    of a spade cut by the window's foot is a diamond's top: a built-in 4S drawn a little
+    over grey, seen large, was read as 4D in two frames with its suit partly out of view,
+    then as 4S, and the 4D was told (`bench.pulls`, stops 59-60)."""
+    if f"face:{seen.card}" in passage.whole:
+        return [seen]
+    passage.held = seen
+    return []
 
 
 def _named(label: str) -> str:
@@ -346,6 +370,18 @@ class Tracker:
         if label.startswith("face:"):
             passage.faces[label] = passage.faces.get(label, 0) + 1
             _follow_index(passage, label, reading.at, index)
+            if reading.suit_whole:
+                passage.whole.add(label)
+                if passage.held is not None and label == passage.decided:
+                    told, passage.held = passage.held, None
+                    return [told]
+            elif (passage.decided.startswith("face:") and passage.held is None
+                  and label != passage.decided):
+                # Another card read with its suit partly out of view, after this one was
+                # read whole: the top of the card's spade going back down past the foot,
+                # read as a diamond, is no second card (a built-in 7S pulled a little and
+                # pushed back halted the table as "7S then 7D").
+                return []
         elif reading.looks == PASSING:
             _body_passing(passage)
         elif reading.looks == ENTERING:
@@ -375,7 +411,8 @@ class Tracker:
             if not passage.decided:
                 passage.decided = label
                 _slid_when_decided(passage, reading.at, index)
-                return [CardSeen(reading.card, False, run.first_frame)]  # type: ignore[arg-type]
+                return _hold(passage, CardSeen(reading.card, False,  # type: ignore[arg-type]
+                                               run.first_frame))
             if passage.decided != "conflict" and label != passage.decided:
                 return self._after_another(passage, label, reading, index, split_on_change)
             return []
@@ -400,6 +437,19 @@ class Tracker:
         card (the shoe dealt past it with no last coup called; no frame after a face was
         read as the cut card in 2,288 passages of the eleven designs)."""
         run = passage.under
+        if passage.held is not None:
+            passage.held = None
+            if label in passage.whole:
+                # Read only with its suit partly out of view, then another read whole: the
+                # card is the one read whole (a built-in 4S drawn slowly read 4D, then 4S).
+                # Not two cards: the first was never seen far enough out to be dealt.
+                passage.decided, passage.slide = label, None
+                _slid_when_decided(passage, reading.at, index)
+                return [CardSeen(reading.card, False, run.first_frame)]  # type: ignore[arg-type]
+            # Both read with their suits partly out of view: undecided again, until a
+            # frame reads one whole (a built-in 7S drawn slowly read 7D, then 7S, cut).
+            passage.decided, passage.slide = "", None
+            return []
         if split_on_change:
             tops = {label: passage.tops[label]} if label in passage.tops else {}
             self._passage = _Passage(run.first_frame, under=_Run(label, run.length,
@@ -423,8 +473,13 @@ class Tracker:
     def _end(self) -> list[ReadingEvent]:
         passage, self._passage = self._passage, None
         self._empty_run = 0
-        if passage is None or passage.decided:
-            return _went_back(passage) if passage is not None else []
+        if passage is None:
+            return []
+        if passage.decided:
+            # A card held (`_hold`) that nothing contradicted is told now: each frame that
+            # read it had part of its suit in view, and no frame read another card.
+            told = [passage.held] if passage.held is not None else []
+            return [*told, *_went_back(passage)]
         if self._triggered is False and passage.frames < self.min_frames:
             return []
         if passage.repeats * 2 >= passage.frames:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from vision.cards import ALL_CARDS, split_code
+from vision.geometry import WINDOW_H
 from vision.model import Pairs
 from vision.register import DEFAULT_SUIT_BOX, NOMINAL_POSE, ZONE, Pose
 from vision.suit import (
@@ -16,9 +17,11 @@ from vision.suit import (
     SUITS,
     learn_box,
     learn_suit_check,
+    past_foot,
     suit_picture,
     suit_shapes,
 )
+from vision.synth import Perturbation, render_window
 
 RANKS = list(dict.fromkeys(split_code(c)[0] for c in ALL_CARDS))
 
@@ -223,3 +226,27 @@ def test_the_suits_are_learned_only_from_views_of_all_four():
     shapes = np.zeros((6, 9), np.float32)
     with pytest.raises(ValueError, match="no views of the suit C"):
         learn_suit_check(shapes, ["S", "H", "D", "S", "H", "D"])
+
+
+@pytest.mark.parametrize("scale", [0.8, 1.0, 1.25])
+def test_the_suit_is_past_the_foot_where_its_box_less_the_padding_reaches_below_the_window(
+        scale):
+    box = (8.0, 60.0, 40.0, 40.0)
+    # Where the suits differ: the box less SUIT_PAD - 2 each way, down to row 95 of the zone.
+    below_centre = scale * (box[1] + box[3] - (SUIT_PAD - 2) - ZONE[3] / 2)
+    assert not past_foot(Pose(scale, 50.0, WINDOW_H - below_centre - 0.5, 1.0), box)
+    assert past_foot(Pose(scale, 50.0, WINDOW_H - below_centre + 0.5, 1.0), box)
+
+
+def test_a_face_low_in_the_window_is_read_with_its_suit_cut_never_wrong_whole(
+        synth_deck, synth_reader):
+    """The built-in 4S coming up into the window, seen as nominal as a camera may: each
+    face read with its suit whole is the 4S (the top of its spade, cut by the window's
+    foot, reads as a diamond: such frames say so, and the tracker holds them)."""
+    rng = np.random.default_rng(4)
+    readings = [synth_reader.read(render_window(synth_deck, "4S", Perturbation(noise=2.0),
+                                                travel=t, rng=rng)) for t in range(0, 90, 3)]
+    faces = [r for r in readings if r.kind == "face"]
+    assert readings[0].card == "4S" and readings[0].suit_whole
+    assert all(r.card == "4S" for r in faces if r.suit_whole)
+    assert any(not r.suit_whole for r in faces)

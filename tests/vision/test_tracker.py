@@ -10,6 +10,7 @@ from vision.cards import ENTERING
 from vision.events import CardSeen, CutCard, SlidBack, Unreadable
 from vision.reader import Reading
 from vision.synth import (
+    Perturbation,
     card_frames,
     pulled_a_little,
     pushed_back_a_little,
@@ -186,9 +187,10 @@ class ScriptedReader:
     def read(self, frame, *, back_expected=False):
         from vision.reader import Reading
 
-        kind, card, *at = self.readings[int(frame)]
+        kind, card, *more = self.readings[int(frame)]
         if kind == "face":
-            return Reading("face", card, card[:-1], card[-1], 0.9, at=at[0] if at else 0.0)
+            at, whole = more[0] if more else 0.0, more[1] if len(more) > 1 else True
+            return Reading("face", card, card[:-1], card[-1], 0.9, at=at, suit_whole=whole)
         if kind in (JOKER, "passing", ENTERING):
             return Reading("unknown", reason="not a card", looks=kind)
         return Reading(kind, reason="not sure" if kind == "unknown" else "")
@@ -681,3 +683,92 @@ def test_an_over_camera_frozen_on_the_face_up_card_before_does_not_read_it_again
     assert events[0] == CardSeen("4S", True, 0)
     assert [type(e) for e in events[1:]] == [Unreadable]
     assert events[1].reason.startswith("face-up card")
+
+
+# A face read with its suit partly out of view (`Reading.suit_whole` False): the top of a
+# spade cut by the window's foot is a diamond's top.
+CUT_SUIT = 190.0, False
+
+
+def _fed(readings, *, trigger):
+    """The events of each frame of `readings` (their sensor: not empty), then the flush's."""
+    tracker = Tracker(ScriptedReader(readings))
+    fed = [tracker.feed(np.array(i), card_present=(kind != "empty") if trigger else None)
+           for i, (kind, *_) in enumerate(readings)]
+    return fed, tracker.flush()
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_card_read_only_with_its_suit_cut_is_told_when_its_passage_ends(trigger):
+    readings = [("face", "9H", *CUT_SUIT), ("face", "9H", *CUT_SUIT), ("unknown", None),
+                ("empty", None), ("empty", None)]
+    fed, flushed = _fed(readings, trigger=trigger)
+    assert sum(fed, []) + flushed == [CardSeen("9H", False, 0)]
+    assert fed[:3] == [[], [], []]  # held while the card was in view
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_card_held_for_its_cut_suit_is_told_on_the_first_frame_that_reads_it_whole(
+        trigger):
+    readings = [("face", "9H", *CUT_SUIT), ("face", "9H", *CUT_SUIT), ("unknown", None),
+                ("face", "9H", 150.0, True), ("face", "9H", 120.0, True), ("empty", None),
+                ("empty", None)]
+    fed, flushed = _fed(readings, trigger=trigger)
+    assert fed[:3] == [[], [], []]
+    assert fed[3] == [CardSeen("9H", False, 0)]
+    assert sum(fed[4:], []) + flushed == []
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_card_read_whole_after_another_was_read_with_its_suit_cut_is_the_card(trigger):
+    """A built-in 4S drawn slowly, seen large over grey: 4D in two frames with its spade
+    cut by the window's foot, then 4S; the 4D was told (`bench.pulls`, stop 59)."""
+    readings = [("face", "4D", *CUT_SUIT), ("face", "4D", *CUT_SUIT),
+                ("face", "4S", 160.0, True), ("face", "4S", 140.0, True), ("empty", None),
+                ("empty", None)]
+    fed, flushed = _fed(readings, trigger=trigger)
+    assert sum(fed, []) + flushed == [CardSeen("4S", False, 2)]
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_two_cards_each_read_with_the_suit_cut_leave_the_passage_undecided(trigger):
+    readings = [("face", "4D", *CUT_SUIT), ("face", "4D", *CUT_SUIT),
+                ("face", "4S", *CUT_SUIT), ("face", "4S", *CUT_SUIT), ("unknown", None),
+                ("empty", None), ("empty", None)]
+    fed, flushed = _fed(readings, trigger=trigger)
+    assert sum(fed, []) + flushed == [Unreadable("no two frames agreed on the card", 0)]
+    # ... until a frame reads one of them whole.
+    readings[4] = ("face", "4S", 150.0, True)
+    fed, flushed = _fed(readings, trigger=trigger)
+    assert sum(fed, []) + flushed == [CardSeen("4S", False, 2)]
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_after_a_card_read_whole_another_read_with_its_suit_cut_is_no_second_card(trigger):
+    """A built-in 7S pulled a little and pushed back: read whole, then 7D as its spade went
+    back down past the window's foot; the sensor's pulse halted the table as two cards."""
+    readings = [("face", "7S", 150.0, True), ("face", "7S", 150.0, True),
+                ("face", "7D", *CUT_SUIT), ("face", "7D", *CUT_SUIT), ("empty", None),
+                ("empty", None)]
+    fed, flushed = _fed(readings, trigger=trigger)
+    assert sum(fed, []) + flushed == [CardSeen("7S", False, 0)]
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+@pytest.mark.parametrize("surround", ["interior", "grey"])
+@pytest.mark.parametrize("code", ["4S", "7S"])
+def test_a_spade_drawn_slowly_until_its_suit_shows_then_pushed_back_is_read_as_itself(
+        synth_deck, synth_reader, code, surround, trigger):
+    """The built-in design, seen as nominal as a camera may: its spade's top, cut by the
+    window's foot, reads as a diamond. Drawn 2 rows a frame from below its place until the
+    index is wholly in view, then pushed back, the 4S was told as 4D (then as 4S and 4D
+    again without the sensor: three cards) and the 7S as 7D."""
+    rng = np.random.default_rng(3)
+    view = Perturbation(noise=2.0, surround=surround)  # a live sensor's noise
+    travels = [*range(84, 40, -2), *range(40, 86, 2)]
+    frames = [(render_window(synth_deck, code, view, travel=t, rng=rng), True)
+              for t in travels]
+    empty = render_window(synth_deck, "EMPTY", view, rng=rng)
+    events = _track(synth_reader, frames + [(empty, False)] * 3, trigger=trigger)
+    assert [(type(e).__name__, e.card) for e in events] == [("CardSeen", code),
+                                                            ("SlidBack", code)]
