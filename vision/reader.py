@@ -78,8 +78,8 @@ class Reading:
     at: float = 0.0
     # A face's suit wholly in view: False where the part of the index that tells the suits
     # reached past the window's foot (`suit.past_foot`), so that the suit was read from part
-    # of it. The tracker tells no card read on such frames alone before a frame reads it
-    # whole or its passage ends.
+    # of it. The tracker tells no card read on such frames alone: it waits for a frame
+    # that reads it whole.
     suit_whole: bool = True
 
     def as_dict(self) -> dict:

@@ -22,9 +22,10 @@ the frames that read the card. A passage that ends undecided is Unreadable.
 A face read with its suit partly out of view (`Reading.suit_whole` False: the part of the
 index that tells the suits reached past the window's foot, where a spade's top is a
 diamond's) is not sure of its suit. A card decided on such frames alone is held, not told,
-until a frame reads it with its suit whole or the passage ends with no other card read;
-another card read whole meanwhile is the card, and another read partly out of view too
-leaves the passage undecided again. Once a card was read whole, another read with its suit
+until a frame reads it with its suit whole; another card read whole meanwhile is the card,
+and another read partly out of view too leaves the passage undecided again. A passage that
+ends with its card still held is Unreadable: the table does not guess the suit (nor says a
+card slid back that it never told). Once a card was read whole, another read with its suit
 partly out of view is no second card.
 
 A card only moves up the window as it leaves the shoe. When the decided card's index is
@@ -212,7 +213,7 @@ def _slid_when_decided(passage: _Passage, at: float, frame: int) -> None:
 
 def _hold(passage: _Passage, seen: CardSeen) -> list[ReadingEvent]:
     """The card just decided, told now if a frame read it with its suit wholly in view;
-    else held until one does, or until the passage ends with no other card read. The top
+    else held until one does (a passage that ends with it held is unreadable). The top
     of a spade cut by the window's foot is a diamond's top: a built-in 4S drawn a little
     over grey, seen large, was read as 4D in two frames with its suit partly out of view,
     then as 4S, and the 4D was told (`bench.pulls`, stops 59-60)."""
@@ -475,11 +476,13 @@ class Tracker:
         self._empty_run = 0
         if passage is None:
             return []
+        if passage.held is not None:
+            # Never read with its suit whole (`_hold`): its suit is a guess, and a card said
+            # and then slid back would have the table expect that guess again.
+            return [Unreadable(f"{passage.held.card} read only with its suit partly out of "
+                               "view: the suit is not sure", passage.held.frame_index)]
         if passage.decided:
-            # A card held (`_hold`) that nothing contradicted is told now: each frame that
-            # read it had part of its suit in view, and no frame read another card.
-            told = [passage.held] if passage.held is not None else []
-            return [*told, *_went_back(passage)]
+            return _went_back(passage)
         if self._triggered is False and passage.frames < self.min_frames:
             return []
         if passage.repeats * 2 >= passage.frames:
