@@ -112,12 +112,14 @@ def test_the_step_rule_finds_no_edge_under_a_card_s_ink_or_in_a_gradient():
 
 @pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
 @pytest.mark.parametrize(("surround", "seed", "reach", "step"), [
-    ("grey", 4, 50.0, 10.0), ("lit-lip", 4, 40.0, 28.0), ("lit-lip", 1, 60.0, 4.0)])
+    ("grey", 4, 50.0, 10.0), ("lit-lip", 4, 40.0, 28.0), ("lit-lip", 2, 60.0, 4.0)])
 def test_a_card_drawn_a_little_then_pushed_back_over_a_light_surround_is_caught(
         synth_deck, synth_reader, trigger, surround, seed, reach, step):
     """Before the step rule, each of these was read and counted twice: going back, the
     card's edge was never seen low in the window (31 of 108 such pulls of this design over
-    grey, a lit lip and wood; 15 of 120 of four shared designs over the six surrounds)."""
+    grey, a lit lip and wood; 15 of 120 of four shared designs over the six surrounds).
+    (The lit lip's slow pull was of seed 1 until stop 60: that card's suit was never seen
+    whole, and a card read only with its suit cut is unreadable, whatever its edge says.)"""
     rng = np.random.default_rng(seed)
     frames = pulled_a_little(synth_deck, "7C", rng, reach=reach, step=step, surround=surround)
     empty = render_window(synth_deck, "EMPTY", rng=rng)
