@@ -117,6 +117,11 @@ class EmptyGate:
         z = self.whitened(numbers)[0]
         return float(z @ z) <= (reaches * self.reach) ** 2
 
+    def among_empty(self, numbers: np.ndarray) -> bool:
+        """Whether a window's six numbers (`gate_vector`) lie within the reach, among the
+        empty windows enrolment learned; never for a shut gate, which learned none."""
+        return self.reach > 0 and self.within_reach(numbers)
+
     def passing(self, vectors: np.ndarray) -> np.ndarray:
         """The six numbers' part of `passes` (all but `plain`), for gate vectors (N, 6)."""
         z = self.whitened(vectors)

@@ -12,6 +12,7 @@ import numpy as np
 from vision.decks import draw_cut
 from vision.enrol import EDGE_SPARE
 from vision.features import card_edges, thumbnail
+from vision.gate import SHUT, EmptyGate, gate_vector
 from vision.geometry import to_window
 from vision.profile import MOST_EDGES
 from vision.reader import LOOK_CLOSER, Reader
@@ -114,3 +115,38 @@ def test_a_window_with_a_card_s_edge_in_view_is_not_read_as_the_empty_shoe(
     assert not any(r.kind == "empty" for r in readings)
     assert any("straight across it, as a card's edge does (the empty window is read with "
                "at most" in r.reason for r in readings)
+
+
+def test_the_gate_knows_the_empty_windows_among_which_a_window_lies(vector_profile,
+                                                                    vector_deck):
+    """`among_empty`: within the reach of the empty windows' six numbers; a shut gate, which
+    learned none, knows of no window among them."""
+    rng = np.random.default_rng(13)
+    gate = vector_profile.gate
+    empty = [gate_vector(thumbnail(to_window(render_window(
+        vector_deck, EMPTY, random_perturbation(rng, 1.0), rng=rng)))) for _ in range(30)]
+    assert sum(gate.among_empty(n) for n in empty) >= 27
+    card = gate_vector(thumbnail(to_window(render_window(vector_deck, "8H", Perturbation()))))
+    assert not gate.among_empty(card)
+    assert not SHUT.among_empty(empty[0])
+
+
+def test_the_cut_card_is_not_read_where_the_window_may_be_the_empty_shoe(
+        vector_profile, vector_deck, mocker):
+    """In a red cast the dark interior is gnome-dondorf's dark brown cut card: 17 of 6,000
+    fresh empty windows were read as it (stop 60). A cut card read where the window lies
+    among the empty windows' colour and light with no card's edge in view is unknown; with
+    a card's edge in view it is read."""
+    reader = Reader(vector_profile)
+    # The cut card filling the window, seen large and shifted up and left: no edge in view.
+    whole = render_window(vector_deck, "CUT", Perturbation(scale=1.25, dx=-8.0, dy=-12.0))
+    in_place = render_window(vector_deck, "CUT", Perturbation())
+    assert card_edges(thumbnail(to_window(whole))).max() <= vector_profile.empty_edges
+    assert card_edges(thumbnail(to_window(in_place))).max() > vector_profile.empty_edges
+    assert reader.read(whole).kind == reader.read(in_place).kind == "cut"
+    mocker.patch.object(EmptyGate, "among_empty", return_value=True)
+    unread = reader.read(whole)
+    assert unread.kind == "unknown"
+    assert unread.reason == ("not sure: nearest the cut card's views, but of the empty "
+                             "shoe's colour and light, with no card's edge in view")
+    assert reader.read(in_place).kind == "cut"
