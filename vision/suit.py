@@ -87,9 +87,9 @@ def past_foot(pose: Pose, box: Box) -> bool:
     """Whether the part of `box` where the suits differ (the box less the padding
     `learn_box` put round it) reaches past the window's foot with the zone at `pose`: a
     card low in the window, its suit partly out of view. The top of a spade cut there is a
-    diamond's top, and the suit check, learned on whole suits, may take it for one (a
-    built-in 4S drawn a little over grey, seen at 1.25 times its size, read as 4D in two
-    frames before its suit was in view: `bench.pulls`)."""
+    diamond's top, and the suit check, learned on whole suits, may take it for one (the
+    built-in 4S and 7S coming up slowly, even as nominal as a camera may, read as 4D and
+    7D: `tests/vision/test_tracker.py`; a 4S drawn a little over grey: `bench.pulls`)."""
     _, y, _, h = box
     inset = SUIT_PAD - 2  # what `learn_box` added past the difference, dilated
     return pose.cy + pose.scale * (y + h - inset - ZONE[3] / 2) > WINDOW_H
