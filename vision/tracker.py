@@ -146,7 +146,7 @@ class _Passage:
     over_given: bool = False  # the shoe has an over view: frames of it came with this card
     whole: set[str] = field(default_factory=set)  # faces read with their suit wholly in view
     # The decided card, not yet told: every frame that read it had its suit partly out of
-    # view (`_hold`).
+    # view (`_decide`).
     held: CardSeen | None = None
 
 
@@ -211,13 +211,18 @@ def _slid_when_decided(passage: _Passage, at: float, frame: int) -> None:
         passage.slide = _Slide(frame, at)
 
 
-def _hold(passage: _Passage, seen: CardSeen) -> list[ReadingEvent]:
-    """The card just decided, told now if a frame read it with its suit wholly in view;
-    else held until one does (a passage that ends with it held is unreadable). The top
-    of a spade cut by the window's foot is a diamond's top: a built-in 4S drawn a little
-    over grey, seen large, was read as 4D in two frames with its suit partly out of view,
-    then as 4S, and the 4D was told (`bench.pulls`, stops 59-60)."""
-    if f"face:{seen.card}" in passage.whole:
+def _decide(passage: _Passage, reading: Reading, frame: int,
+            first_frame: int) -> list[ReadingEvent]:
+    """The passage decided on the face `reading` read at `frame` (its run of agreeing
+    frames from `first_frame`): told now if a frame read it with its suit wholly in view;
+    else held until one does (a passage that ends with it held is unreadable). The top of
+    a spade cut by the window's foot is a diamond's top: a built-in 4S drawn a little over
+    grey was read as 4D in two frames with its suit partly out of view, then as 4S, and
+    the 4D was told (`bench.pulls`, stops 59-60)."""
+    passage.decided, passage.slide = _label(reading), None
+    _slid_when_decided(passage, reading.at, frame)
+    seen = CardSeen(reading.card, False, first_frame)  # type: ignore[arg-type]
+    if passage.decided in passage.whole:
         return [seen]
     passage.held = seen
     return []
@@ -410,10 +415,7 @@ class Tracker:
             return self._face_up_decision(passage)
         if label.startswith("face:"):
             if not passage.decided:
-                passage.decided = label
-                _slid_when_decided(passage, reading.at, index)
-                return _hold(passage, CardSeen(reading.card, False,  # type: ignore[arg-type]
-                                               run.first_frame))
+                return _decide(passage, reading, index, run.first_frame)
             if passage.decided != "conflict" and label != passage.decided:
                 return self._after_another(passage, label, reading, index, split_on_change)
             return []
@@ -444,9 +446,7 @@ class Tracker:
                 # Read only with its suit partly out of view, then another read whole: the
                 # card is the one read whole (a built-in 4S drawn slowly read 4D, then 4S).
                 # Not two cards: the first was never seen far enough out to be dealt.
-                passage.decided, passage.slide = label, None
-                _slid_when_decided(passage, reading.at, index)
-                return [CardSeen(reading.card, False, run.first_frame)]  # type: ignore[arg-type]
+                return _decide(passage, reading, index, run.first_frame)
             # Both read with their suits partly out of view: undecided again, until a
             # frame reads one whole (a built-in 7S drawn slowly read 7D, then 7S, cut).
             passage.decided, passage.slide = "", None
@@ -477,7 +477,7 @@ class Tracker:
         if passage is None:
             return []
         if passage.held is not None:
-            # Never read with its suit whole (`_hold`): its suit is a guess, and a card said
+            # Never read with its suit whole (`_decide`): its suit is a guess, and a card said
             # and then slid back would have the table expect that guess again.
             return [Unreadable(f"{passage.held.card} read only with its suit partly out of "
                                "view: the suit is not sure", passage.held.frame_index)]
