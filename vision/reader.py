@@ -81,6 +81,10 @@ class Reading:
     # of it. The tracker tells no card read on such frames alone: it waits for a frame
     # that reads it whole.
     suit_whole: bool = True
+    # The cut card reaching above the window, its top edge out of view (`features.
+    # card_above_window`): a cut card going on out, or (to the tracker) the body of a card
+    # whose face was read already, leaving. False for any other reading.
+    card_above: bool = False
 
     def as_dict(self) -> dict:
         return {"kind": self.kind, "card": self.card, "rank": self.rank, "suit": self.suit,
@@ -324,7 +328,8 @@ class Reader:
             if unlike:
                 return Reading("unknown", score=score, reason=f"not sure: "
                                f"{SURFACE_NAMES[name]} {score:.2f}, but {unlike}")
-            return Reading(name, score=score)
+            return Reading(name, score=score, card_above=name == "cut" and card_above_window(
+                prepared.small, prepared.small_gray))
         least_score, least_margin = p.thresholds[f"model:{name}"]
         return Reading("unknown", score=score, reason=f"not sure: {name} "
                        f"{_against(score, least_score)}, ahead of {runner_up} by "

@@ -26,7 +26,9 @@ until a frame reads it with its suit whole; another card read whole meanwhile is
 and another read partly out of view too leaves the passage undecided again. A passage that
 ends with its card still held is Unreadable: the table does not guess the suit (nor says a
 card slid back that it never told). Once a card was read whole, another read with its suit
-partly out of view is no second card.
+partly out of view is no second card; nor is another read only with its index higher in
+the window than a card in place shows one (LEAVING): the card's own index going out by the
+window's top, its rank cut there (the card right behind is read lower first).
 
 A card only moves up the window as it leaves the shoe. When the decided card's index is
 seen SLID_BACK rows lower than its highest place in the passage, the card is going back
@@ -45,6 +47,12 @@ its index read again at any height says it rose. Without the sensor, the same ca
 again with no empty frame between looks like a card pushed back and drawn out again: one
 card; and a different card read after such a frame was that card coming in after the one
 before went out (a card pushed back is the front card of the shoe: it comes out next).
+
+A card comes up the window top edge first, and its body goes last: once a face was
+decided, the cut card read with the card reaching above the window (`Reading.card_above`)
+is that face's body leaving, unless the cut card's top edge was seen in the passage since
+(the cut card right behind the face). Its pale paper and bottom edge in a strong cast were
+read as a pale cut card.
 
 A frame that is the very image of the one before (a camera frozen on one picture: a live
 sensor's noise never repeats) is no new evidence: it counts towards no decision, so a camera
@@ -148,6 +156,10 @@ class _Passage:
     # The decided card, not yet told: every frame that read it had its suit partly out of
     # view (`_decide`).
     held: CardSeen | None = None
+    # The cut card read with its top edge in view since a face was decided (`_tail`).
+    cut_edge: bool = False
+    # Faces read with their index where a card in place shows one, or lower (`LEAVING`).
+    placed: set[str] = field(default_factory=set)
 
 
 # Rows the index of the decided card must be seen below its highest place in the passage to
@@ -167,6 +179,18 @@ PASSING_OUT = 3
 # bottom of the window, or a court card near the index line, that the glance takes for a
 # body passing (a review, stop 50: slow pulls counted twice so).
 LEFT_HIGH = WINDOW_H / 2
+
+
+# The row above which a face's index is leaving by the window's top: a card in its place
+# shows its index at rows 59-95 across the camera envelope (59 the least of 4,676 fresh
+# views of six designs, 65-67 the first percentile), and a card whose index is read higher
+# has moved on up, the top of its rank cut by the window's edge. A 6 cut there is a 5's foot
+# or a 9's: in slow passages (500 frames a card, severity 1.0), a gnome-tigullio 6C was read
+# as 5C in three frames at rows 42-45 and a gnome-slavic_costumes 6C as 9C in two at 38-40
+# after each was told (the sensor's pulse then halted the table as two cards; without the
+# sensor, a second card was counted), and a built-in 2H as 4H at 40. At 16 frames a card
+# (`bench.passages`) every card of three designs was read at least twice below it.
+LEAVING = 52.0
 
 
 SPARSE_STEP = 16  # every this many rows and columns: where two frames are compared first
@@ -226,6 +250,25 @@ def _decide(passage: _Passage, reading: Reading, frame: int,
         return [seen]
     passage.held = seen
     return []
+
+
+def _tail(passage: _Passage, reading: Reading) -> str:
+    """The label a frame counts as (`_label`), but for the cut card read after a face was
+    decided with the card reaching above the window and the cut card's top edge not seen
+    since: that is the face's own body leaving, not the cut card. A card comes up the
+    window top edge first, and the cut card right behind a face shows its top edge before
+    it reaches past the window; the face's body shows none. In a strong yellow cast the
+    lower body of a vector 3S was read as the design's cut card, the pale paper and its
+    bottom edge alike in the window (12 frames of a slow passage with a brown cut card, 20
+    of 36 with the simulator's yellow one): the table halted, or without the card sensor
+    was told a cut card followed the 3S."""
+    label = _label(reading)
+    if label != "cut" or not passage.decided.startswith("face:") or passage.cut_edge:
+        return label
+    if reading.card_above:
+        return "unknown"
+    passage.cut_edge = True
+    return label
 
 
 def _named(label: str) -> str:
@@ -369,25 +412,31 @@ class Tracker:
             passage.frames += 1
             passage.repeats += 1
             return []
-        label = _label(reading)
+        label = _tail(passage, reading)
         passage.under.push(label, index)
         passage.frames += 1
         passage.seen.add(reading.kind)
         if label.startswith("face:"):
             passage.faces[label] = passage.faces.get(label, 0) + 1
             _follow_index(passage, label, reading.at, index)
+            if reading.at >= LEAVING:
+                passage.placed.add(label)
+            if (passage.decided.startswith("face:") and passage.held is None
+                    and label != passage.decided
+                    and (not reading.suit_whole or label not in passage.placed)):
+                # Another card read with its suit partly out of view, after this one was
+                # told: the top of the card's spade going back down past the foot, read as
+                # a diamond, is no second card (a built-in 7S pulled a little and pushed
+                # back halted the table as "7S then 7D"). Nor another read only with its
+                # index higher than a card in place shows one: the card's own index leaving
+                # by the window's top, its rank cut there (`LEAVING`). The card right
+                # behind is read lower first, and then counts wherever it is read.
+                return []
             if reading.suit_whole:
                 passage.whole.add(label)
                 if passage.held is not None and label == passage.decided:
                     told, passage.held = passage.held, None
                     return [told]
-            elif (passage.decided.startswith("face:") and passage.held is None
-                  and label != passage.decided):
-                # Another card read with its suit partly out of view, after this one was
-                # read whole: the top of the card's spade going back down past the foot,
-                # read as a diamond, is no second card (a built-in 7S pulled a little and
-                # pushed back halted the table as "7S then 7D").
-                return []
         elif reading.looks == PASSING:
             _body_passing(passage)
         elif reading.looks == ENTERING:

@@ -71,6 +71,16 @@ FRESH_NUMBERS = 1 + CONFUSED_CARD_VIEWS
 SLIDING_VIEWS = 12  # held-back views of each card sliding past the window
 PASSING_VIEWS = 8  # learned views of each card's body passing, its index out of the window
 PASSED = 150  # window pixels above its place at which a card's index is out of the window
+# How far across the camera envelope the cards sliding past (held back, the card stage's
+# calibration) and the bodies passing (learned) are drawn. Not across the whole of it, tried
+# at stop 61: bodies passing at 1.0 left a vector 3S's lower body in a strong yellow cast
+# read as the brown cut card in fewer frames of a slow passage (none of frames 380-420, 12
+# before, but some after), and moved the benchmarks both ways (photographed samples 562 ->
+# 564 backs, cut cards and empty windows; recorded ones 602 -> 598; one more silent error at
+# severity 1.6); the sliding cards at 1.0 too, on four designs, left one face more unread,
+# one less, and two cut cards read as a blank face. The tracker tells a body leaving from
+# the cut card by the card's top edge instead (`tracker._tail`).
+SLIDING_SEVERITY = PASSING_SEVERITY = 0.6
 # With fewer views learned (`--views`, "fewer is faster"), the views of cards sliding and
 # passing shrink in proportion, to no fewer than this: at 6 views they were nearly half of the
 # views rendered.
@@ -201,13 +211,14 @@ def _views(samples: Samples, count: int, rng: np.random.Generator, counter: _Cou
                 travel_px = rng.uniform(low, high)
                 if abs(travel_px) < 15:
                     travel_px = 15.0 if travel_px >= 0 else -15.0
-                window = render(source, random_perturbation(rng, 0.6), travel=travel_px, rng=rng)
+                window = render(source, random_perturbation(rng, SLIDING_SEVERITY),
+                                travel=travel_px, rng=rng)
                 out.append(_view(f"travel:{name}", k, window, registration))
                 counter.tick()
         else:
             # The card's body passing the window, its index gone: learned as not a card.
             for k in range(moving_views(PASSING_VIEWS, learned)):
-                window = render(source, random_perturbation(rng, 0.6),
+                window = render(source, random_perturbation(rng, PASSING_SEVERITY),
                                 travel=rng.uniform(-span, -PASSED), rng=rng)
                 out.append(_view(PASSING, k, window, registration))
                 counter.tick()

@@ -187,3 +187,17 @@ def test_the_empty_window_the_one_model_puts_behind_a_blank_face_needs_the_shoe_
     _nearest_a_blank_face(mocker)
     read = vector_reader.read(render_window(vector_deck, "EMPTY", NOMINAL))
     assert (read.kind, read.looks) == (("empty", "") if like_the_shoe else ("unknown", BLANK))
+
+
+@pytest.mark.parametrize("travel", [0.0, -60.0, -120.0])
+def test_the_cut_card_says_whether_it_reaches_above_the_window(design, travel):
+    """In place, the cut card shows its top edge, the surround above it; gone on up, it
+    reaches past the window's top (`Reading.card_above`: to the tracker, after a face, a
+    cut card with no top edge seen is that face's body leaving)."""
+    deck, reading_of = design
+    rng = np.random.default_rng(5)
+    seen = reading_of.read(render_window(deck, "CUT", NOMINAL, travel=travel, rng=rng))
+    assert seen.kind == "cut"
+    assert seen.card_above == (travel < 0)
+    face = reading_of.read(render_window(deck, "9H", NOMINAL, travel=travel, rng=rng))
+    assert not face.card_above  # said of the cut card alone

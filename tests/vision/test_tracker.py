@@ -193,6 +193,8 @@ class ScriptedReader:
             return Reading("face", card, card[:-1], card[-1], 0.9, at=at, suit_whole=whole)
         if kind in (JOKER, "passing", ENTERING):
             return Reading("unknown", reason="not a card", looks=kind)
+        if kind == "cut":  # ("cut", None, True): the card reaching above the window
+            return Reading(kind, card_above=bool(more and more[0]))
         return Reading(kind, reason="not sure" if kind == "unknown" else "")
 
 
@@ -606,6 +608,81 @@ def test_the_cut_card_right_behind_a_card_is_its_own_passage_without_the_sensor(
     readings = [("face", "5D", 90.0), ("face", "5D", 60.0), ("passing", None), ("cut", None),
                 ("cut", None), ("cut", None), ("empty", None), ("empty", None)]
     assert _scripted(readings, False) == [CardSeen("5D", False, 0), CutCard(3)]
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_cards_body_read_as_the_cut_card_as_it_leaves_is_no_cut_card(trigger):
+    """A card comes up the window top edge first: the cut card right behind a face shows
+    its top edge before it reaches past the window; the face's body, leaving, shows none.
+    Read as the cut card, it halted the table ("two cards read in one sensor pulse") or,
+    without the sensor, called the last coup."""
+    readings = [("face", "5D", 90.0), ("face", "5D", 60.0), ("passing", None),
+                ("cut", None, True), ("cut", None, True), ("cut", None, True),
+                ("empty", None), ("empty", None)]
+    assert _scripted(readings, trigger) == [CardSeen("5D", False, 0)]
+
+
+def test_the_cut_card_right_behind_a_card_is_told_by_its_top_edge():
+    """... and the cut card whose top edge was seen is the cut card, its frames past the
+    window's top included (a quick deal may read it once with its edge in view)."""
+    readings = [("face", "5D", 90.0), ("face", "5D", 60.0), ("passing", None),
+                ("cut", None, False), ("cut", None, True), ("cut", None, True),
+                ("empty", None), ("empty", None)]
+    assert _scripted(readings, False) == [CardSeen("5D", False, 0), CutCard(3)]
+    # Not a face decided before it: the cut card going on out is the cut card.
+    readings = [("unknown", None), ("cut", None, True), ("cut", None, True), ("empty", None),
+                ("empty", None)]
+    assert _scripted(readings, False) == [CutCard(1)]
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_another_card_read_as_the_index_leaves_by_the_top_is_no_second_card(trigger):
+    """A 6 with its top cut by the window's top is a 5's foot: a gnome-tigullio 6C drawn
+    slowly read 5C in three frames at rows 42-45 after it was told; the sensor's pulse
+    halted the table as two cards, and without it a 5C was counted (stop 61)."""
+    readings = [("face", "6C", 95.0), ("face", "6C", 80.0), ("face", "6C", 60.0),
+                ("face", "5C", 45.4), ("face", "5C", 42.4), ("face", "5C", 42.4),
+                ("passing", None), ("empty", None), ("empty", None)]
+    assert _scripted(readings, trigger) == [CardSeen("6C", False, 0)]
+
+
+def test_a_card_right_behind_another_is_still_read_where_a_card_in_place_shows_its_index():
+    """... and the card right behind, its index read below LEAVING, is a card of its own
+    (without the sensor, no empty frame between), however high it is then read: read once
+    in place and once higher (a quick deal), it is confirmed by the two."""
+    readings = [("face", "6C", 80.0), ("face", "6C", 45.0), ("passing", None),
+                ("face", "5C", 120.0), ("face", "5C", 70.0), ("face", "5C", 40.0),
+                ("passing", None), ("empty", None), ("empty", None)]
+    assert _scripted(readings, False) == [CardSeen("6C", False, 0), CardSeen("5C", False, 3)]
+    quick = [("face", "6C", 80.0), ("face", "6C", 45.0), ("passing", None),
+             ("face", "5C", 70.0), ("face", "5C", 30.0), ("passing", None), ("empty", None),
+             ("empty", None)]
+    assert _scripted(quick, False) == [CardSeen("6C", False, 0), CardSeen("5C", False, 3)]
+
+
+# Stop 61: a slow passage's light (severity 1.0), gain 0.68 in a strong yellow cast, seen
+# small and turned 5 degrees, blurred by 4 px.
+YELLOW_CAST = Perturbation(dx=6.4, dy=8.65, angle=5.0, scale=0.81, keystone=(-0.0075, -0.0018),
+                           gain=0.68, tint=(0.85, 1.1, 1.145), light=0.142, light_dir=1.98,
+                           hotspot=(0.58, 0.72), gamma=1.2, defocus=0.36, blur=4, noise=2.24)
+
+
+@pytest.mark.parametrize("trigger", [True, False], ids=["sensor", "image-only"])
+def test_a_pale_body_in_a_yellow_cast_leaving_is_no_cut_card(vector_deck, vector_reader,
+                                                             trigger):
+    """The vector AS passing in a strong yellow cast: its lower body, pale paper and its
+    bottom edge, is read as the design's yellow cut card in some frames as it leaves. The
+    table halted, or without the sensor was told a cut card followed (a vector 3S so in a
+    slow passage, stop 60)."""
+    rng = np.random.default_rng(3)
+    travels = np.arange(210, -420, -6)
+    frames = [(render_window(vector_deck, "AS", YELLOW_CAST, travel=float(t), rng=rng),
+               t > -380) for t in travels]
+    leaving = [vector_reader.read(window) for window, _ in frames[40:]]
+    assert sum(reading.kind == "cut" for reading in leaving) >= 2, (
+        "the case is gone: the body is no longer read as the cut card")
+    assert all(r.card_above for r in leaving if r.kind == "cut")
+    assert _track(vector_reader, frames, trigger=trigger) == [CardSeen("AS", False, 24)]
 
 
 def test_the_cut_card_in_a_cards_sensor_pulse_halts_the_table():
