@@ -22,6 +22,7 @@ import contextlib
 import importlib
 import inspect
 import logging
+import os
 import queue
 import threading
 import time
@@ -262,6 +263,9 @@ class FileSource(FrameSource):
             except UnicodeEncodeError:  # OpenCV would crash on it rather than fail
                 raise CameraError(f"camera file {_printable(self.path)!r}: the name is not "
                                   "valid UTF-8; rename it") from None
+            # FFmpeg's own lines ("[png @ 0x...] Invalid PNG signature") say nothing the
+            # error below does not; set the variable to see them.
+            os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
             self._capture = cv2.VideoCapture(name)
             if not self._capture.isOpened():
                 raise CameraError(f"cannot read video {str(self.path)!r}")
@@ -302,6 +306,10 @@ class FileSource(FrameSource):
                 raise CameraError(f"cannot decode image {_printable(path)!r}")
             return image
         ok, image = self._capture.read()
+        if not ok and self._index == 0:
+            # Not one frame: no recording that ended, a file that is none (a trial, stop 61:
+            # "recorded 0 frames", exit 0).
+            raise CameraError("no frame in it (not a video or an image OpenCV reads)")
         return image if ok else None
 
     def release(self) -> None:
@@ -343,7 +351,7 @@ def check_options(kind: str, options: dict):
                                   f"{', '.join(KINDS)}")  # fmt: skip
     module_name, class_name = KINDS[kind].split(":")
     cls = getattr(importlib.import_module(module_name), class_name)
-    accepted, required = set(), set()
+    accepted, required, switches = set(), set(), set()
     for klass in cls.__mro__:
         if "__init__" not in vars(klass):
             continue
@@ -354,6 +362,13 @@ def check_options(kind: str, options: dict):
             accepted.add(name)
             if parameter.default is parameter.empty and klass is cls:
                 required.add(name)
+            if isinstance(parameter.default, bool):
+                switches.add(name)
+    for name in sorted(switches & set(options)):
+        # `loop=maybe` looped: any text is true to Python (a trial, stop 61).
+        if not isinstance(options[name], bool):
+            raise HardwareConfigError(f"camera kind {kind!r}: option {name} is true or "
+                                      f"false, not {options[name]!r}")
     unknown = sorted(set(options) - accepted)
     missing = sorted(required - set(options))
     if unknown or missing:

@@ -102,6 +102,25 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
 
+class _Version(argparse.Action):
+    """`--version`: the installed release, looked up only when asked (importing
+    importlib.metadata would add milliseconds to every command's start)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="print the release of sabot installed and exit") -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            release = version("sabot")
+        except PackageNotFoundError:
+            release = "(not installed: run from a source tree)"
+        print(f"sabot {release}")
+        parser.exit()
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser with every command, or with `only` that one: a command's heavy imports
     (OpenCV, numpy, pyserial) then cost nothing to the others, such as `deal`."""
@@ -109,6 +128,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="sabot",
         description="Sabot: the software of an electronic baccarat shoe.",
     )
+    parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in [only] if only else command_modules():
         importlib.import_module(f"controller.cli.{name}").register(subparsers)

@@ -41,6 +41,10 @@ def run(args) -> int:
         Path(args.config).parent / f"{Path(args.image).stem}.calibration.png")
     check_file_path("--config", args.config)
     check_file_path("--out", str(out))
+    for option, given in (("IMAGE", args.image), ("--config", args.config)):
+        if out.exists() and Path(given).exists() and out.samefile(given):
+            raise InputError(f"--out {out}: that is {option} itself, which the annotated "
+                             "image would overwrite; give another name")
     if out.suffix.lower() not in IMAGE_SUFFIXES:
         raise InputError(f"--out {out}: the annotated image is written as a PNG or JPEG: "
                          f"give a name ending {' or '.join(IMAGE_SUFFIXES[:2])}")

@@ -86,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
     if printer is not None and end is not None:
         printer(end)
     print(summary + f"; journal {journal}", file=sys.stderr)
+    if printer is None and end is not None:
+        # Why the table stopped: without it, a halted playback said only "1 fault" (a trial,
+        # stop 61).
+        print(end["reason"], file=sys.stderr)
     if expected is None:
         return status
     difference = first_difference(expected, journal_events(journal))

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
+import shutil
 import sys
 import threading
 import time
 from pathlib import Path
 
 from controller.cli._numbers import number
+from controller.views.text import counted
 from firmware_bridge.link import Link
 from firmware_bridge.transport import SerialTransport, held_elsewhere
 from hardware.camera import KINDS, check_options, open_camera
-from hardware.errors import CameraStalledError
+from hardware.errors import CameraError, CameraStalledError
 
 FORMAT = """\
 recording layout (DIR):
@@ -29,6 +32,11 @@ recording layout (DIR):
     {"kind": "stall", "t": .., "error": "..."}   the camera delivered nothing in time
 Play it back into the service: `sabot playback DIR --config CONFIG` (the "rx" bytes go
 through the real link answering as boot id H; the same recording gives the same journal).
+A new DIR is made readable by its owner only: its frames hold the live card order, as a
+journal does. A recording that fails before anything was recorded leaves nothing behind.
+
+exit status: 0 recorded; 2 a bad option, folder, port or camera file; 3 the camera gave no
+frame in 5 s (a wrong device or URL)
 """
 
 
@@ -64,12 +72,20 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)  # fmt: skip
 
 
+SWITCHES = {"true": True, "yes": True, "on": True, "false": False, "no": False, "off": False}
+
+
 def camera_options(pairs: list[str]) -> dict[str, object]:
+    """`--camera-opt` pairs as the camera's keyword arguments: whole numbers, numbers,
+    true or false (true, yes, on; false, no, off), else the text."""
     options: dict[str, object] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise ValueError(f"--camera-opt {pair!r}: expected KEY=VALUE")
+        if value.lower() in SWITCHES:
+            options[key] = SWITCHES[value.lower()]
+            continue
         try:
             options[key] = int(value)
         except ValueError:
@@ -83,12 +99,15 @@ def camera_options(pairs: list[str]) -> dict[str, object]:
 class Recorder:
     def __init__(self, out: Path, start: float):
         self.out, self.start = out, start
-        (out / "frames").mkdir(parents=True, exist_ok=True)
+        self.made = not out.exists()  # the folder is ours to remove if nothing is recorded
+        out.mkdir(mode=0o700, exist_ok=True)
+        (out / "frames").mkdir(exist_ok=True)
         # Line-buffered: each record reaches the file as it is written, so a recording that
         # is killed keeps everything up to its last frame (issue 13).
         self._file = (out / "events.jsonl").open("w", encoding="utf-8", buffering=1)
         self._lock = threading.Lock()
         self.frames = 0
+        self.received = 0  # chunks of bytes from the shoe
 
     def write(self, record: dict) -> None:
         with self._lock:
@@ -107,6 +126,7 @@ class Recorder:
 
     def rx(self, data: bytes, when: float) -> None:
         self.write({"kind": "rx", "t": self.at(when), "hex": data.hex()})
+        self.received += 1
 
     def link(self, event) -> None:
         record = {"kind": "link", "t": self.at(time.monotonic()), "event": type(event).__name__}
@@ -115,6 +135,15 @@ class Recorder:
     def close(self) -> None:
         with self._lock:
             self._file.close()
+
+    def discard(self) -> None:
+        """Remove what this recording wrote (its folder, if it made it): nothing was
+        recorded, and a folder left behind would refuse the corrected command."""
+        (self.out / "events.jsonl").unlink(missing_ok=True)
+        shutil.rmtree(self.out / "frames", ignore_errors=True)
+        if self.made:
+            with contextlib.suppress(OSError):
+                self.out.rmdir()
 
 
 class _Held:
@@ -148,8 +177,15 @@ class _Held:
 
 def run(args) -> int:
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        print(f"sabot record: --out {out}: not a directory; give a new or empty one",
+              file=sys.stderr)
+        return 2
     if out.exists() and any(out.iterdir()):
         print(f"sabot record: {out} is not empty; choose a new directory", file=sys.stderr)
+        return 2
+    if not out.parent.is_dir():
+        print(f"sabot record: --out {out}: no such directory {out.parent}", file=sys.stderr)
         return 2
     if not args.camera and not args.port:
         print("sabot record: give --camera, --port or both", file=sys.stderr)
@@ -172,20 +208,24 @@ def run(args) -> int:
     link = Link()
     transport = None
     held = _Held()
-    if args.port:  # tried before the recording's folder is made
+    # The camera and the port are tried before the recording's folder is made: a camera
+    # file that is not there left a folder that refused the corrected command (stop 61).
+    camera = open_camera(args.camera, **options) if args.camera else None
+    if args.port:
         transport = SerialTransport(
             args.port, link, baudrate=args.baudrate, on_event=held.link, on_bytes=held.rx
         ).start()
         why = transport.first_open()
         if held_elsewhere(why):  # its bytes would be split between two readers
             transport.stop()
+            if camera is not None:
+                camera.close()
             print(f"sabot record: --port {args.port}: {why}", file=sys.stderr)
             return 2
     recorder = Recorder(out, start)
     recorder.write({"kind": "start", "host_boot_id": link.session.boot_id, "port": args.port,
                     "camera": args.camera, "camera_options": options})  # fmt: skip
     held.to(recorder)
-    camera = open_camera(args.camera, **options) if args.camera else None
     try:
         while not done(args, recorder, start):
             if camera is None:
@@ -213,13 +253,20 @@ def run(args) -> int:
             recorder.frame(frame)
     except KeyboardInterrupt:
         pass
+    except CameraError as error:  # a recorded source only: a live one reconnects
+        print(f"sabot record: {error}", file=sys.stderr)
+        status = 2
     finally:
         if camera is not None:
             camera.close()
         if transport is not None:
             transport.stop()
         recorder.close()
-    print(f"recorded {recorder.frames} frames to {out}", file=sys.stderr)
+    if status and not recorder.frames and not recorder.received:
+        recorder.discard()
+        print(f"nothing recorded; {out} left as it was", file=sys.stderr)
+        return status
+    print(f"recorded {counted(recorder.frames, 'frame', 'frames')} to {out}", file=sys.stderr)
     return status
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 from controller.game import roads
@@ -30,6 +31,14 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    if args.results != "-" and (os.path.exists(args.results)
+                                or any(mark in args.results for mark in "./\\")):
+        # Read as letters, a file's name gave "'n' at position 1 is not a result" (a trial,
+        # stop 61).
+        print(f"sabot roads: {args.results!r} looks like a file's name: RESULTS are the "
+              f"letters themselves (BBPTP...); to read a file, `sabot roads - < "
+              f"{args.results}`", file=sys.stderr)
+        return 2
     text = sys.stdin.read() if args.results == "-" else args.results
     try:
         results = (_results_of_events(text) if text.lstrip().startswith("{")

@@ -9,6 +9,7 @@ event lines as `sabot deal` (then a `stats` line) with --json.
 from __future__ import annotations
 
 import json
+import secrets
 import sys
 import time
 
@@ -73,6 +74,13 @@ def run(args) -> int:
         # As `deal`: a journal in a temporary folder, signed, was kept where nobody was told
         # (a trial, stop 52).
         raise InputError("--sign signs a journal: give --journal PATH too")
+    if args.seed is None:
+        # Drawn here and said, not left to the shuffle: a run that is interrupted resumes
+        # only from the same shoe (a trial, stop 61: its seed was nowhere to be found).
+        args.seed = secrets.randbelow(2**31)
+        if args.shoe is None:
+            print(f"sabot simulate: shuffled with --seed {args.seed} (give it again, with the "
+                  "same --journal, to resume this shoe)", file=sys.stderr)
     observations, settings = load_observations(args.shoe, args.decks, args.style, args.seed)
     check_table_id(args.table, "--table")
     reader = None

@@ -142,6 +142,9 @@ def read_input(path: str) -> tuple[str, str]:
             return handle.read(), path
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: a directory; give a card order file in it, or - for "
+                         "standard input") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a text file") from None
     except OSError as error:

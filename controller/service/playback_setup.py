@@ -17,6 +17,7 @@ from controller.service.assembly import Drivers, TableAssembly
 from controller.service.config import DEFAULT_BUTTON_PINS, DEFAULT_LAMP_PINS
 from controller.service.playback import Player
 from controller.service.recording import open_recording
+from controller.views.text import counted
 from hardware.panel import open_panel
 from vision.profile import load_profile
 from vision.reader import Reader
@@ -98,7 +99,8 @@ class Playback:
         observations = [r.body for r in records if r.kind == "observation"]
         events = [r.body for r in records if r.kind == "event"]
         kinds = [o.get("kind") for o in observations]
-        seen = f"{kinds.count('card')} cards" + (" and the cut card" if "cut" in kinds else "")
+        seen = counted(kinds.count("card"), "card", "cards") + (
+            " and the cut card" if "cut" in kinds else "")
         if "unreadable" in kinds:
             seen += f", {kinds.count('unreadable')} unreadable"
         rounds = sum(1 for e in events if e.get("event") == "round")
@@ -111,7 +113,9 @@ class Playback:
         frames = self.recording.frames
         recorded_s = frames[-1].t - frames[0].t if len(frames) > 1 else 0.0
         pace = f", {recorded_s / wall_s:.1f}x the recorded pace" if wall_s > 0 else ""
-        return (f"played {self.player.frames} frames and {self.player.chunks} serial chunks "
+        chunks = counted(self.player.chunks, "serial chunk", "serial chunks")
+        return (f"played {counted(self.player.frames, 'frame', 'frames')} and {chunks} "
                 f"({recorded_s:.1f} s recorded) in {wall_s:.1f} s{pace}: {seen}, "
-                f"{rounds} rounds, {faults} faults{irregular}")
+                f"{counted(rounds, 'round', 'rounds')}, {counted(faults, 'fault', 'faults')}"
+                f"{irregular}")
 

@@ -74,9 +74,10 @@ def summary(rounds: list[dict]) -> str:
     counts = Counter(r["result"] for r in scored)
     naturals = sum(1 for r in scored if r["natural"])
     lines = [
-        f"{len(scored)} rounds: banker {counts['banker']}, player {counts['player']}, "
-        f"tie {counts['tie']}; {naturals} naturals; "
-        f"{len(rounds) - len(scored)} void hands",
+        f"{counted(len(scored), 'round', 'rounds')}: banker {counts['banker']}, "
+        f"player {counts['player']}, tie {counts['tie']}; "
+        f"{counted(naturals, 'natural', 'naturals')}; "
+        f"{counted(len(rounds) - len(scored), 'void hand', 'void hands')}",
     ]
     if scored:
         lines.append("bead plate:")

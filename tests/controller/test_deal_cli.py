@@ -67,6 +67,18 @@ def test_missing_file_is_a_clear_error(capsys, tmp_path):
     assert status == 2 and "nope.txt: no such file" in err
 
 
+def test_the_summary_counts_one_round_as_one(capsys, monkeypatch):
+    """A trial (stop 61): "1 rounds: banker 1, player 0, tie 0; 1 naturals"."""
+    _, out, _ = run_deal(capsys, monkeypatch, "AS 2C 2H 3D 4H 5D\n")
+    assert "\n1 round: banker 1, player 0, tie 0; 1 natural; 0 void hands\n" in out
+
+
+def test_a_folder_given_as_the_input_is_named_as_one(capsys, tmp_path):
+    """A trial (stop 61): ".: Is a directory", the system's words."""
+    assert main(["deal", str(tmp_path)]) == 2
+    assert f"{tmp_path}: a directory; give a card order file in it" in capsys.readouterr().err
+
+
 def test_input_ending_mid_round_ends_with_event_and_status_3(capsys, monkeypatch):
     status, out, _ = run_deal(capsys, monkeypatch, "AS 2C 2H 3D 4H", "--json")
     last = json.loads(out.splitlines()[-1])
@@ -189,3 +201,14 @@ def test_an_order_file_saved_with_a_byte_order_mark_reads_as_without_it(
     assert capsys.readouterr().out == expected
     status, out, _ = run_deal(capsys, monkeypatch, "\ufeff" + SHOE, "--json")
     assert status == 0 and out == expected
+
+
+def test_sabot_says_which_release_is_installed():
+    """A test lab pins the software it tests (a trial, stop 61: `sabot --version` was refused
+    as a missing command)."""
+    from importlib.metadata import version
+
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "--version"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"sabot {version('sabot')}\n"

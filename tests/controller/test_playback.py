@@ -213,3 +213,16 @@ def test_playback_says_when_its_reading_window_is_only_the_default(rig, tmp_path
           str(config), "--fast", "--journal", str(tmp_path / "j.sqlite")])
     assert ("reading window: 0,0,128,200 (the default: give --window X,Y,W,H, or --config "
             "with a [camera] window)") in capsys.readouterr().err
+
+
+def test_a_halted_playback_says_why_without_json(rig, tmp_path, capsys):
+    """A trial (stop 61): a window off the camera's frame halted the table, and the summary
+    said only "1 faults"; the reason was in the journal and `--json` alone."""
+    status = main(["playback", str(rig["recording"]), "--profile", rig["profile"],
+                   "--window", "5000,0,128,200", "--fast", "--journal",
+                   str(tmp_path / "j.sqlite")])
+    err = capsys.readouterr().err
+    assert status == 4
+    assert ", 1 fault;" in err
+    assert "the input ended with the table halted on 1 fault(s), the first: " in err
+    assert "runs past the camera's" in err

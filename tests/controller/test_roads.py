@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -168,6 +169,17 @@ def test_sabot_roads_refuses_a_wrong_letter():
     assert done.returncode == 2
     assert "'Q' at position 3 is not a result" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("name", ["results.txt", "shoes/3", "profile.npz"])
+def test_sabot_roads_says_a_file_name_is_no_results(name):
+    """A trial (stop 61): a file's name was read as letters ("'n' at position 1 is not a
+    result"), and a lower-case b in it passed as the banker."""
+    done = subprocess.run([sys.executable, "-m", "controller.cli", "roads", name],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert f"{name!r} looks like a file's name" in done.stderr
+    assert f"`sabot roads - < {name}`" in done.stderr
 
 
 def test_sabot_roads_draws_text():

@@ -270,3 +270,21 @@ def test_deal_and_simulate_sign_their_journals_for_a_lab_to_check(tmp_path, caps
     assert main(["simulate", "--json", "--shoe", str(shoe), "--sign", str(other)]) == 2
     assert "--sign signs a journal: give --journal PATH too" in capsys.readouterr().err
     assert not other.exists()
+
+
+def test_a_shoe_shuffled_without_a_seed_names_the_seed_that_deals_it_again(tmp_path, capsys):
+    """A trial (stop 61): a run interrupted mid-shoe could not be resumed, for the shoe was
+    shuffled by a seed said nowhere. It is said before the first card."""
+    import re  # noqa: PLC0415
+
+    assert main(["simulate", "--json", "--decks", "1", "--speed", "0",
+                 "--journal", str(tmp_path / "first.sqlite")]) == 0
+    out = capsys.readouterr()
+    seed = re.search(r"shuffled with --seed (\d+) \(give it again", out.err).group(1)
+    first = [json.loads(line) for line in out.out.splitlines()][:-1]  # less the stats
+    assert main(["simulate", "--json", "--decks", "1", "--speed", "0", "--seed", seed,
+                 "--journal", str(tmp_path / "again.sqlite")]) == 0
+    again = capsys.readouterr()
+    assert "shuffled with" not in again.err
+    assert [json.loads(line) for line in again.out.splitlines()][:-1] == first
+    assert sum(event["event"] == "round" for event in first) >= 5

@@ -160,12 +160,12 @@ def test_a_port_another_program_holds_is_refused_by_name(tmp_path, capsys, monke
             why = second.first_open()
             second.stop()
             assert "another program holds it (a second `sabot run` or `sabot record`" in why
-            out = tmp_path / "new" / "session"
+            out = tmp_path / "session"
             assert record.run(parse("--out", str(out), "--port", shoe.device,
                                     "--seconds", "1")) == 2
             assert f"--port {shoe.device}: another program holds it" in (
                 capsys.readouterr().err)
-            assert not (tmp_path / "new").exists()
+            assert not out.exists()
         finally:
             first.stop()
         # Let go, the port is anybody's again.
@@ -192,3 +192,60 @@ def test_a_pty_is_not_held_exclusively_for_its_number_is_reused(tmp_path):
         finally:
             first.stop()
             second.stop()
+
+
+def test_a_recording_that_records_nothing_leaves_nothing_and_fails(tmp_path, capsys):
+    """A trial (stop 61): a camera file that was no image recorded 0 frames and exited 0;
+    one that was not there left a folder behind that refused the corrected command."""
+    garbage = tmp_path / "not-an-image.png"
+    garbage.write_bytes(bytes(range(256)) * 8)
+    out = tmp_path / "rec"
+    assert record.run(parse("--out", str(out), "--camera", "file", "--camera-opt",
+                            f"path={garbage}", "--frames", "1")) == 2
+    err = capsys.readouterr().err
+    assert f"file {garbage}: no frame in it" in err
+    assert "nothing recorded" in err and not out.exists()
+    with pytest.raises(HardwareConfigError, match="does not exist"):
+        record.run(parse("--out", str(out), "--camera", "file", "--camera-opt",
+                         f"path={tmp_path / 'nope'}"))
+    assert not out.exists()
+    out.mkdir()  # a folder the user made is left, emptied of what the recording wrote
+    assert record.run(parse("--out", str(out), "--camera", "file", "--camera-opt",
+                            f"path={garbage}")) == 2
+    assert out.is_dir() and not any(out.iterdir())
+
+
+def test_record_names_an_out_that_is_a_file_or_in_no_folder(tmp_path, capsys):
+    """A trial (stop 61): "[Errno 20] Not a directory", exit 1; and a missing parent folder
+    was made where every other command says there is none."""
+    afile = tmp_path / "profile.npz"
+    afile.write_bytes(b"x")
+    assert record.run(parse("--out", str(afile), "--port", "/dev/null")) == 2
+    assert f"--out {afile}: not a directory" in capsys.readouterr().err
+    deep = tmp_path / "no" / "such"
+    assert record.run(parse("--out", str(deep), "--port", "/dev/null")) == 2
+    assert f"no such directory {deep.parent}" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
+
+
+def test_a_new_recording_folder_is_its_owners_alone(tmp_path):
+    """Its frames hold the live card order, as a journal does (0600)."""
+    frames_dir = tmp_path / "camera"
+    frames_dir.mkdir()
+    cv2.imwrite(str(frames_dir / "0.png"), np.full((24, 32, 3), 50, np.uint8))
+    out = tmp_path / "session"
+    assert record.run(parse("--out", str(out), "--camera", "file", "--camera-opt",
+                            f"path={frames_dir}", "--frames", "1")) == 0
+    assert out.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_camera_switch_is_true_or_false_never_any_text(tmp_path):
+    """A trial (stop 61): `--camera-opt loop=maybe` was taken, and looped (any text is true
+    to Python)."""
+    assert record.camera_options(["loop=yes", "stale_after=0.5"]) == {
+        "loop": True, "stale_after": 0.5}
+    assert record.camera_options(["loop=Off"]) == {"loop": False}
+    with pytest.raises(HardwareConfigError, match="option loop is true or false, not 'maybe'"):
+        record.run(parse("--out", str(tmp_path / "r"), "--camera", "file", "--camera-opt",
+                         f"path={tmp_path}", "--camera-opt", "loop=maybe"))
+    assert not (tmp_path / "r").exists()

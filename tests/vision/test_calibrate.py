@@ -79,6 +79,23 @@ def test_calibrate_that_cannot_write_its_image_leaves_the_config_alone(
     assert config.read_text() == before
 
 
+def test_calibrate_never_writes_its_picture_over_the_camera_frame(tmp_path, vector_deck,
+                                                                    capsys):
+    """A trial (stop 61): `--out` naming IMAGE replaced the camera frame with the annotated
+    picture, and calibrating that file again found another window."""
+    image = tmp_path / "frame.png"
+    cv2.imwrite(str(image), camera_frame(vector_deck, "QS"))
+    frame = image.read_bytes()
+    config = tmp_path / "config.toml"
+    before = '[table]\nid = "t1"\n\n[camera]\nwindow = [0, 0, 128, 200]\n'
+    config.write_text(before)
+    assert main(["calibrate", str(image), "--config", str(config), "--out",
+                 str(tmp_path / "." / "frame.png")]) == 2
+    assert "that is IMAGE itself" in capsys.readouterr().err
+    assert image.read_bytes() == frame
+    assert config.read_text() == before
+
+
 def test_calibrate_asks_for_the_config_rather_than_writing_etc(tmp_path, vector_deck, capsys):
     image = tmp_path / "frame.png"
     cv2.imwrite(str(image), camera_frame(vector_deck, "QS"))
