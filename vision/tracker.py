@@ -186,9 +186,9 @@ LEFT_HIGH = WINDOW_H / 2
 # views of six designs, 65-67 the first percentile), and a card whose index is read higher
 # has moved on up, the top of its rank cut by the window's edge. A 6 cut there is a 5's foot
 # or a 9's: in slow passages (500 frames a card, severity 1.0), a gnome-tigullio 6C was read
-# as 5C in three frames at rows 42-45 and a gnome-slavic_costumes 6C as 9C in two at 38-40
-# after each was told (the sensor's pulse then halted the table as two cards; without the
-# sensor, a second card was counted), and a built-in 2H as 4H at 40. At 16 frames a card
+# as 5C in three frames at rows 42-45 after it was told (the sensor's pulse then halted the
+# table as two cards; without the sensor, a second card was counted), a gnome-slavic_costumes
+# 6C as 9C at 38-40, and a built-in 2H as 4H at 40. At 16 frames a card
 # (`bench.passages`) every card of three designs was read at least twice below it.
 LEAVING = 52.0
 
