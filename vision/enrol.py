@@ -90,6 +90,9 @@ class Enrolment:
     surfaces_read: dict[str, float] = field(default_factory=dict)
     # The cards a held-back view took for another, learned again from more views.
     relearned: tuple[str, ...] = ()
+    # Of the cards' samples, those that were whole card faces (their window cut here): a
+    # window `sabot calibrate` sets is no remedy for them.
+    whole_faces: int = 0
 
 
 def enrol(samples_dir: str | Path, notes: list[str] | None = None, **options) -> Profile:
@@ -245,7 +248,7 @@ def enrolment(samples_dir: str | Path, *, views: int = TRAIN_VIEWS, held: int | 
     return Enrolment(profile, notes, held_out, nominal, gate_share, accept["suit"].wrong,
                      {kind: accept[f"surface:{kind}"].accepted for kind in SURFACE_KINDS
                       if accept[f"surface:{kind}"].views},
-                     tuple(code for code in cards if code in hard))
+                     tuple(code for code in cards if code in hard), samples.whole_faces)
 
 
 # The cut card and the empty window are read with no more of the window in dark strokes

@@ -212,9 +212,8 @@ def _enrol(args, samples_dir: str, start: float) -> int:
     x, y, w, h = p.suit_place
     print(f"suit check: where the design prints its suit (a box {w:.0f} x {h:.0f} px, "
           f"{x:.0f} px in from the index zone's left and {y:.0f} down from its top), the suit "
-          f"read must lead the other three by "
-          f"{p.thresholds['suit'][0]:+.2f}; it stops {result.suit_stopped} held-back cards "
-          "read wrong", file=sys.stderr)
+          f"read {_suit_lead(p.thresholds['suit'][0])}; it stops {result.suit_stopped} "
+          "held-back cards read wrong", file=sys.stderr)
     if result.surfaces_read:
         print("held back and read with confidence: " + ", ".join(
             f"{share:.1%} of the {SURFACE_PLURALS[kind]}"
@@ -243,6 +242,14 @@ def _enrol(args, samples_dir: str, start: float) -> int:
     return 0
 
 
+def _suit_lead(least: float) -> str:
+    """The suit check's least lead in words: "lead by -0.04" read as a typo (a trial,
+    stop 61)."""
+    if least >= 0:
+        return f"must lead the other three by {least:.2f}"
+    return f"may trail the nearest of the other three by {-least:.2f} at most"
+
+
 def _verdict(result, kinds: list[str], args) -> list[str]:
     """The enrolment in an operator's words: what the profile does, then what is left to
     do (the lines above are the engineer's)."""
@@ -269,9 +276,12 @@ def _verdict(result, kinds: list[str], args) -> list[str]:
     if low:
         what = " and ".join(low)
         sheet = "the sheet" if args.sheet else "the sheet (--sheet PNG)"
+        # A window set by `sabot calibrate` is no remedy for whole card faces: enrolment
+        # cut their windows itself (a trial, stop 61).
+        again = ("take the samples again" if result.whole_faces and not args.recording
+                 else "take the samples again or set the window with `sabot calibrate`")
         todo.append(f"fewer than 99% of the test views of {what} were read: look at "
-                    f"{sheet}, then take the samples again or set the window with `sabot "
-                    "calibrate`")
+                    f"{sheet}, then {again}")
     # Enrolment learns each sample as the card its name (or the order) says: it cannot tell
     # a name that is wrong, and the reader then reads that card so, with confidence (an
     # operator's trial: hearts and diamonds swapped in the order, exit 0).

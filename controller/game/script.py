@@ -59,8 +59,13 @@ def parse_token(token: str) -> obs.Observation:
     return obs.Card(parse_card(token))
 
 
-def parse_script(text: str, source: str = "<input>") -> list[Step]:
-    """Every step of `text`; the first bad token raises InputError naming it and its place."""
+DEAL_WORDS = (f"{' '.join(KEYWORDS)} JOKER UNREADABLE; cards like AS 10H Td, ^ before a "
+              "face-up card, < before a card pushed back")
+
+
+def parse_script(text: str, source: str = "<input>", *, words: str = DEAL_WORDS) -> list[Step]:
+    """Every step of `text`; the first bad token raises InputError naming it and its place,
+    and `words`: what the input may say instead (a card order to enrol takes fewer)."""
     steps = []
     for line_number, line in enumerate(text.splitlines(), start=1):
         content = line.split("#", 1)[0]
@@ -74,9 +79,7 @@ def parse_script(text: str, source: str = "<input>") -> list[Step]:
             except CardCodeError as error:
                 raise InputError(
                     f"{source}, line {line_number}, column {column}: token {token!r} is not "
-                    f"a card code or keyword ({' '.join(KEYWORDS)} JOKER UNREADABLE; "
-                    f"cards like AS 10H Td, ^ before a face-up card, < before a card pushed "
-                    f"back)"
+                    f"a card code or keyword ({words})"
                 ) from error
             steps.append(Step(line_number, column, token, observation))
     return steps

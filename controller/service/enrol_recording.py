@@ -69,7 +69,9 @@ def parse_order(text_or_name: str) -> list[Item]:
     # face-up card and cut card could only be enrolled by typing the 52 cards).
     text = _NAMED.sub(lambda named: ORDERS[named.group(0)], text)
     items, counts, seen = [], {"back": 0, "cut": 0, JOKER: 0}, {}
-    for step in parse_script(text, source):
+    # Only what passes the camera: a trial (stop 61) was offered NMB, ACK and the rest.
+    for step in parse_script(text, source, words="CUT JOKER; cards like AS 10H Td, ^ before "
+                             f"a card dealt face up; or {', '.join(ORDERS)}"):
         o = step.observation
         if isinstance(o, obs.Card) and not o.face_up:
             if o.card in seen:

@@ -58,6 +58,17 @@ def test_an_order_file_with_a_token_that_does_not_pass_the_camera_names_it(tmp_p
         parse_order(str(order))
 
 
+def test_a_token_no_order_knows_is_told_what_an_order_may_say():
+    """A trial (stop 61): `--order "AS KX"` was offered the deal language's NMB, DISCLOSED,
+    ACK and the rest, none of which passes the camera."""
+    with pytest.raises(InputError) as refused:
+        parse_order("AS KX")
+    said = str(refused.value)
+    assert "column 4: token 'KX' is not a card code or keyword (CUT JOKER; cards like" in said
+    assert "NMB" not in said and "ACK" not in said
+    assert "new-deck, new-deck-reversed, by-suit" in said
+
+
 def test_an_order_with_a_card_twice_is_refused_naming_both_lines(tmp_path):
     order = tmp_path / "order.txt"
     order.write_text("AS\n2S\nAS\n")
