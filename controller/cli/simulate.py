@@ -74,14 +74,13 @@ def run(args) -> int:
         # As `deal`: a journal in a temporary folder, signed, was kept where nobody was told
         # (a trial, stop 52).
         raise InputError("--sign signs a journal: give --journal PATH too")
-    if args.seed is None:
-        # Drawn here and said, not left to the shuffle: a run that is interrupted resumes
-        # only from the same shoe (a trial, stop 61: its seed was nowhere to be found).
-        args.seed = secrets.randbelow(2**31)
-        if args.shoe is None:
-            print(f"sabot simulate: shuffled with --seed {args.seed} (give it again, with the "
-                  "same --journal, to resume this shoe)", file=sys.stderr)
-    observations, settings = load_observations(args.shoe, args.decks, args.style, args.seed)
+    # Drawn here and said, not left to the shuffle: a run that is interrupted resumes only
+    # from the same shoe (a trial, stop 61: its seed was nowhere to be found).
+    seed = secrets.randbelow(2**31) if args.seed is None else args.seed
+    if args.seed is None and args.shoe is None:
+        print(f"sabot simulate: shuffled with --seed {seed} (give it again, with the same "
+              "--journal, to resume this shoe)", file=sys.stderr)
+    observations, settings = load_observations(args.shoe, args.decks, args.style, seed)
     check_table_id(args.table, "--table")
     reader = None
     if args.profile:
@@ -102,7 +101,7 @@ def run(args) -> int:
         check_journal_continues(journal, observations, camera=True)
         printer = EventPrinter(True) if args.json else None
         with build_simulation(settings, journal, deck_name=args.deck,
-                              cut_colour=args.cut_colour, seed=args.seed,
+                              cut_colour=args.cut_colour, seed=seed,
                               speed=speed, sink=printer, broker=broker, table_id=args.table,
                               damage=args.damage, reader=reader,
                               signer=signer_of(args.sign)) as sim:
